@@ -320,6 +320,11 @@ public final class InMemoryLimiterStore implements LimiterStore {
         return evicted;
     }
 
+    /** The state object held for {@code key}, or {@code null}: only for the footprint measurement. */
+    Object stateObjectForMeasurement(String key) {
+        return keys.get(key);
+    }
+
     private long micros() {
         long rel = time.nanoTime() - originNanos;
         return rel <= 0 ? 0 : rel / 1000;
