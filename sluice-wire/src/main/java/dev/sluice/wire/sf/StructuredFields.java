@@ -186,6 +186,11 @@ public final class StructuredFields {
         return sb.append(value);
     }
 
+    /** Whether {@code value} can be an sf-string: printable ASCII only (RFC 9651 §3.3.3). */
+    public static boolean isValidString(CharSequence value) {
+        return Chars.firstNonPrintableAscii(value) < 0;
+    }
+
     /** Whether {@code key} is a valid key for a parameter or dictionary member (RFC 9651 §3.1.2). */
     public static boolean isValidKey(String key) {
         return Chars.isKey(key);
