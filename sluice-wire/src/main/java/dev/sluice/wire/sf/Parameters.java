@@ -113,9 +113,9 @@ public final class Parameters {
 
     @Override
     public String toString() {
-        StringBuilder sb = new StringBuilder();
+        StringBuilder sb = new StringBuilder("Parameters[");
         Serializer.appendParameters(sb, this);
-        return sb.toString();
+        return sb.append(']').toString();
     }
 
     /** Collects parameters; a repeated key replaces the earlier value in place. Not thread-safe. */
