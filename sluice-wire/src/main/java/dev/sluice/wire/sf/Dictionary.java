@@ -103,7 +103,7 @@ public final class Dictionary {
 
     @Override
     public String toString() {
-        return StructuredFields.serialize(this);
+        return "Dictionary[" + StructuredFields.serialize(this) + "]";
     }
 
     /** Collects members; a repeated key replaces the earlier value in place. Not thread-safe. */

@@ -7,6 +7,7 @@ import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -58,7 +59,7 @@ final class Parser {
             members.add(p.itemOrInnerList());
             p.skipOws();
             if (p.pos == p.end) {
-                return java.util.Collections.unmodifiableList(members);
+                return Collections.unmodifiableList(members);
             }
             if (p.in.charAt(p.pos) != ',') {
                 throw p.fail("expected ',' between list members");
@@ -190,19 +191,16 @@ final class Parser {
         if (Chars.isTokenStart(c)) {
             return token();
         }
-        switch (c) {
-            case ':':
-                return byteSequence();
-            case '?':
-                return bool();
-            case '@':
+        return switch (c) {
+            case ':' -> byteSequence();
+            case '?' -> bool();
+            case '@' -> {
                 pos++;
-                return number(true);
-            case '%':
-                return displayString();
-            default:
-                throw fail("unexpected character '" + printable(c) + "' for a bare item");
-        }
+                yield number(true);
+            }
+            case '%' -> displayString();
+            default -> throw fail("unexpected character '" + printable(c) + "' for a bare item");
+        };
     }
 
     private BareItem number(boolean date) {

@@ -97,7 +97,7 @@ class GreenbytesDifferentialTest {
             theirs = null;
         }
 
-        String exclusion = knownGreenbytesDivergence(value, mine, theirs);
+        String exclusion = exclusion(mine);
         if (exclusion != null) {
             EXCLUDED.computeIfAbsent(exclusion, k -> new AtomicInteger()).incrementAndGet();
             EXCLUDED_EXAMPLE.putIfAbsent(exclusion, type + ": " + value);
@@ -114,10 +114,11 @@ class GreenbytesDifferentialTest {
     }
 
     /**
-     * Cases where greenbytes 0.4 is wrong or RFC 9651 changed the rules, each with the section that
-     * decides; {@code null} when the two parsers must agree.
+     * Why a case is not compared, citing the section that decides; {@code null} when the two parsers
+     * must agree. Over the seeded runs greenbytes 0.4 and this parser agreed on every RFC 8941 value,
+     * so the only exclusion is for RFC 9651 types that an RFC 8941 parser cannot know.
      */
-    private static String knownGreenbytesDivergence(String value, Object mine, Object theirs) {
+    private static String exclusion(Object mine) {
         if (mine != null && containsRfc9651OnlyType(mine)) {
             // A mutation produced a Date (@...) or Display String (%"..."): RFC 9651 §3.3.7/§3.3.8,
             // unknown to an RFC 8941 parser.
