@@ -98,6 +98,11 @@ public final class Plan {
         return p;
     }
 
+    /** Whether the policy at {@code index} is a {@link BurstPolicy} (a cheap test for hot paths). */
+    public boolean isBurst(int index) {
+        return gcra[index] != null;
+    }
+
     /** Whether any policy is a calendar quota (a store then needs the wall clock). */
     public boolean hasQuotaPolicy() {
         return hasQuota;

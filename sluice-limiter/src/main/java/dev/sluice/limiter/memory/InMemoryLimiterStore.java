@@ -161,17 +161,15 @@ public final class InMemoryLimiterStore implements LimiterStore {
     private static final long DENIED = Long.MIN_VALUE + 1;
 
     private static long admit(Plan plan, int i, long value, long cost, long micros, Instant wall) {
-        return switch (plan.policy(i)) {
-            case BurstPolicy b -> {
-                GcraParams p = plan.gcraParams(i);
-                long next = Gcra.admit(p, value, p.ticksOf(micros), cost);
-                yield next == Gcra.DENIED ? DENIED : next;
-            }
-            case QuotaPolicy q -> {
-                long next = QuotaCounter.admit(value, q.window().windowIdAt(wall), cost, q.quota());
-                yield next == QuotaCounter.DENIED ? DENIED : next;
-            }
-        };
+        // an index test rather than a type switch: this is the hot path
+        if (plan.isBurst(i)) {
+            GcraParams p = plan.gcraParams(i);
+            long next = Gcra.admit(p, value, p.ticksOf(micros), cost);
+            return next == Gcra.DENIED ? DENIED : next;
+        }
+        QuotaPolicy q = (QuotaPolicy) plan.policy(i);
+        long next = QuotaCounter.admit(value, q.window().windowIdAt(wall), cost, q.quota());
+        return next == QuotaCounter.DENIED ? DENIED : next;
     }
 
     private static Denied denied(Plan plan, Costs costs, long[] values, long micros, Instant wall) {
@@ -223,23 +221,21 @@ public final class InMemoryLimiterStore implements LimiterStore {
     }
 
     private static PolicyState stateOf(Plan plan, int i, long value, long micros, Instant wall) {
-        return switch (plan.policy(i)) {
-            case BurstPolicy b -> {
-                GcraParams p = plan.gcraParams(i);
-                long now = p.ticksOf(micros);
-                long remaining = Gcra.remaining(p, value, now);
-                yield new PolicyState(b, remaining, Gcra.resetSeconds(p, value, now), b.quota() - remaining,
-                        PolicyState.NO_RESET_AT);
-            }
-            case QuotaPolicy q -> {
-                CalendarWindow window = q.window();
-                long current = window.windowIdAt(wall);
-                long effective = QuotaCounter.effectiveWindow(value, current);
-                long used = QuotaCounter.effectiveUsed(value, current);
-                long t = used == 0 ? 0 : window.secondsUntilEnd(effective, wall);
-                yield new PolicyState(q, q.quota() - used, t, used, window.endEpochSecond(effective));
-            }
-        };
+        if (plan.isBurst(i)) {
+            GcraParams p = plan.gcraParams(i);
+            long now = p.ticksOf(micros);
+            long remaining = Gcra.remaining(p, value, now);
+            Policy b = plan.policy(i);
+            return new PolicyState(b, remaining, Gcra.resetSeconds(p, value, now), b.quota() - remaining,
+                    PolicyState.NO_RESET_AT);
+        }
+        QuotaPolicy q = (QuotaPolicy) plan.policy(i);
+        CalendarWindow window = q.window();
+        long current = window.windowIdAt(wall);
+        long effective = QuotaCounter.effectiveWindow(value, current);
+        long used = QuotaCounter.effectiveUsed(value, current);
+        long t = used == 0 ? 0 : window.secondsUntilEnd(effective, wall);
+        return new PolicyState(q, q.quota() - used, t, used, window.endEpochSecond(effective));
     }
 
     @Override
