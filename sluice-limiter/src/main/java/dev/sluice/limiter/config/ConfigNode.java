@@ -46,9 +46,16 @@ public final class ConfigNode {
     private final List<ConfigNode> elements;
     private final String text;
     private final ScalarType scalarType;
+    private final Number integer;
 
     private ConfigNode(Kind kind, String source, Path sourcePath, int line, String path,
             Map<String, ConfigNode> fields, List<ConfigNode> elements, String text, ScalarType scalarType) {
+        this(kind, source, sourcePath, line, path, fields, elements, text, scalarType, null);
+    }
+
+    private ConfigNode(Kind kind, String source, Path sourcePath, int line, String path,
+            Map<String, ConfigNode> fields, List<ConfigNode> elements, String text, ScalarType scalarType,
+            Number integer) {
         this.kind = kind;
         this.source = source;
         this.sourcePath = sourcePath;
@@ -58,6 +65,7 @@ public final class ConfigNode {
         this.elements = elements;
         this.text = text;
         this.scalarType = scalarType;
+        this.integer = integer;
     }
 
     /**
@@ -145,8 +153,10 @@ public final class ConfigNode {
                     case VALUE_TRUE, VALUE_FALSE -> ScalarType.BOOLEAN;
                     default -> ScalarType.STRING;
                 };
+                // YAML integers may be written 10_000, 0x10, +7: let the parser read the value
+                Number integer = type == ScalarType.INTEGER ? p.getNumberValue() : null;
                 return new ConfigNode(Kind.SCALAR, source, sourcePath, line, path, Map.of(), List.of(),
-                        p.getText(), type);
+                        p.getText(), type, integer);
             }
         }
     }
@@ -251,13 +261,12 @@ public final class ConfigNode {
 
     /** The integer value of this node, or a problem ({@code must be an integer}) and empty. */
     public OptionalLong asLong(ConfigProblems problems) {
-        if (kind == Kind.SCALAR && scalarType == ScalarType.INTEGER) {
-            try {
-                return OptionalLong.of(Long.parseLong(text.replace("_", "").replace("+", "")));
-            } catch (NumberFormatException e) {
+        if (kind == Kind.SCALAR && scalarType == ScalarType.INTEGER && integer != null) {
+            if (integer instanceof java.math.BigInteger big && big.bitLength() > 63) {
                 problems.add(this, "must be an integer that fits in 64 bits, was " + text);
                 return OptionalLong.empty();
             }
+            return OptionalLong.of(integer.longValue());
         }
         problems.add(this, "must be an integer, was " + describe());
         return OptionalLong.empty();

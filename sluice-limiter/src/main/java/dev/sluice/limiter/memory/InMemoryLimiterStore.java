@@ -343,7 +343,9 @@ public final class InMemoryLimiterStore implements LimiterStore {
             // the key moved to another plan (a configuration reload): carry over the policies both share
             long[] old = s.retire();
             KeyState moved = KeyState.fresh(plan, s.plan, old);
-            if (keys.replace(key, s, moved)) {
+            // a racing decide may already have removed the retired state: then install ours if we
+            // hold its last values (null means a sweep or another reload retired it first)
+            if (keys.replace(key, s, moved) || (old != null && keys.putIfAbsent(key, moved) == null)) {
                 return moved;
             }
         }

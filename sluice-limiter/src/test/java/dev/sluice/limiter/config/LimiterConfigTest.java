@@ -157,6 +157,31 @@ class LimiterConfigTest {
     }
 
     @Test
+    void yamlIntegerSpellingsAreReadAsIntegers() {
+        LimiterConfig config = readString("""
+                plans:
+                  free:
+                    policies:
+                      - { name: burst, kind: burst, q: 0x14, w: +2 }
+                      - { name: daily, kind: quota, q: 10_000, window: daily }
+                """);
+
+        assertThat(config.plans().get("free").policies())
+                .containsExactly(BurstPolicy.of("burst", 20, 2), QuotaPolicy.daily("daily", 10_000));
+    }
+
+    @Test
+    void anIntegerBeyond64BitsIsAProblemNotAnOverflow() {
+        assertThatThrownBy(() -> readString("""
+                plans:
+                  free:
+                    policies:
+                      - { name: burst, kind: burst, q: 99999999999999999999, w: 2 }
+                """)).hasMessage("config.yaml:4: plans.free.policies[0].q: must be an integer that fits in 64 bits,"
+                        + " was 99999999999999999999");
+    }
+
+    @Test
     void unknownTopLevelSectionsAreLeftToOtherReaders() {
         LimiterConfig config = readString("""
                 listen: 0.0.0.0:8080
