@@ -1,6 +1,7 @@
 package dev.sluice.limiter;
 
 import dev.sluice.limiter.quota.CalendarWindow;
+import dev.sluice.limiter.quota.QuotaCounter;
 import java.util.Objects;
 
 /**
@@ -20,8 +21,8 @@ public record QuotaPolicy(String name, long quota, CalendarWindow window, QuotaU
 
     public QuotaPolicy {
         Policy.requireCommon(name, quota, unit);
-        if (quota > dev.sluice.limiter.quota.QuotaCounter.MAX_USED) {
-            throw new IllegalArgumentException("q: must be <= " + dev.sluice.limiter.quota.QuotaCounter.MAX_USED
+        if (quota > QuotaCounter.MAX_USED) {
+            throw new IllegalArgumentException("q: must be <= " + QuotaCounter.MAX_USED
                     + ", was " + quota + " (policy " + name + ")");
         }
         Objects.requireNonNull(window, "window");
