@@ -123,7 +123,7 @@ public record ProblemDetails(
 
     /**
      * The {@code retry_after_s} extension when it is a non-negative number, rounded up to whole
-     * seconds; else {@code null}.
+     * seconds and saturating at {@link Long#MAX_VALUE}; else {@code null}.
      */
     public Long retryAfterSeconds() {
         Object v = extensions.get(RETRY_AFTER_S);
@@ -135,9 +135,10 @@ public record ProblemDetails(
         }
         if (v instanceof Number n) {
             double d = n.doubleValue();
-            if (!(d >= 0) || Double.isInfinite(d)) {
-                return null;
+            if (!(d >= 0)) {
+                return null; // negative or NaN
             }
+            // a literal too large for a double (1e400) reads as infinity: it saturates like any huge value
             return d >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) Math.ceil(d);
         }
         return null;
