@@ -307,6 +307,9 @@ public final class RedisLimiterStore implements LimiterStore {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(charge, "charge");
         requireOpen();
+        if (denyCache != null) {
+            denyCache.forget(key); // the refund may make it admissible: ask Redis next time
+        }
         if (fallback.isDegraded(charge.plan())) {
             fallback.refund(key, charge);
             return CompletableFuture.completedFuture(null);
