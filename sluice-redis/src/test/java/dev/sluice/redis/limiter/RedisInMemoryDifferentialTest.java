@@ -61,8 +61,8 @@ class RedisInMemoryDifferentialTest {
             Map<String, List<Allowed>> charges = new HashMap<>();
             Map<String, Integer> denialsByPolicy = new HashMap<>();
             int decisions = 0;
-            for (int step = 0; step < 1_500; step++) {
-                time.advance(Duration.ofMillis(random.nextInt(0, 250)));
+            for (int step = 0; step < 2_500; step++) {
+                time.advance(Duration.ofMillis(random.nextInt(0, 140)));
                 int k = random.nextInt(8);
                 String key = "key-" + k;
                 Plan plan = PLANS.get(k % PLANS.size());
@@ -93,7 +93,7 @@ class RedisInMemoryDifferentialTest {
                 }
             }
             assertThat(time.now()).isAfter(Instant.parse("2026-12-01T00:00:00Z"));
-            assertThat(decisions).isGreaterThan(1_200);
+            assertThat(decisions).isGreaterThan(2_000);
             // the trace exercised every kind of denial
             assertThat(denialsByPolicy).containsKeys("tight/burst", "tight/daily", "odd/burst", "burst-only/burst");
         } finally {
