@@ -203,14 +203,14 @@ public final class RedisLimiterStore implements LimiterStore {
         }
         String[] keys = layout.keys(config.keyPrefix(), key);
         String[] args = layout.args("D", nowArg(), minTtlMillis, costs);
-        return call(keys, args,
+        return call(keys, args, false,
                 reply -> onDecision(key, plan, costs, reply),
                 late -> {
                     // answered locally after a timeout, yet Redis charged it: give that charge back
                     if (late.admitted()) {
                         lateRefunds.increment();
                         Allowed charge = (Allowed) ScriptStates.decision(plan, costs, true, late.nowMicros(), late.values());
-                        refundOnRedis(key, layout, charge);
+                        refundOnRedis(key, layout, charge, true);
                     }
                 },
                 cause -> fallbackDecision(key, plan, costs, cause));
@@ -277,7 +277,7 @@ public final class RedisLimiterStore implements LimiterStore {
         PlanLayout layout = layout(plan);
         String[] keys = layout.keys(config.keyPrefix(), key);
         String[] args = layout.args("U", nowArg(), minTtlMillis, null);
-        return call(keys, args,
+        return call(keys, args, false,
                 reply -> ScriptStates.states(plan, reply.values(), ScriptStates.instantOfMicros(reply.nowMicros())),
                 late -> {},
                 cause -> {
@@ -314,13 +314,14 @@ public final class RedisLimiterStore implements LimiterStore {
             fallback.refund(key, charge);
             return CompletableFuture.completedFuture(null);
         }
-        return refundOnRedis(key, layout(charge.plan()), charge);
+        return refundOnRedis(key, layout(charge.plan()), charge, false);
     }
 
-    private CompletionStage<Void> refundOnRedis(String key, PlanLayout layout, Allowed charge) {
+    /** {@code evenIfDown}: a late reply just proved Redis answers, though the probe has not said so yet. */
+    private CompletionStage<Void> refundOnRedis(String key, PlanLayout layout, Allowed charge, boolean evenIfDown) {
         String[] keys = layout.keys(config.keyPrefix(), key);
         String[] args = layout.refundArgs(nowArg(), minTtlMillis, charge);
-        return call(keys, args, reply -> (Void) null, late -> {}, cause -> {
+        return call(keys, args, evenIfDown, reply -> (Void) null, late -> {}, cause -> {
             droppedRefunds.increment();
             logFallback("refund dropped: " + cause);
             return null;
@@ -344,9 +345,10 @@ public final class RedisLimiterStore implements LimiterStore {
      * Runs the script with a bounded wait. Exactly one of {@code onReply} and {@code onFailure} answers;
      * a reply that arrives after {@code onFailure} answered goes to {@code onLateReply}.
      */
-    private <T> CompletionStage<T> call(String[] keys, String[] args, Function<Reply, T> onReply,
+    private <T> CompletionStage<T> call(String[] keys, String[] args, boolean evenIfDown, Function<Reply, T> onReply,
             java.util.function.Consumer<Reply> onLateReply, Function<String, T> onFailure) {
-        RedisClusterAsyncCommands<String, String> commands = endpoint.commandsIfUp();
+        RedisClusterAsyncCommands<String, String> commands =
+                evenIfDown ? endpoint.commandsAnyway() : endpoint.commandsIfUp();
         if (commands == null) {
             return answerWithout(onFailure, "redis down");
         }
@@ -483,13 +485,13 @@ public final class RedisLimiterStore implements LimiterStore {
     }
 
     private void logFallback(String cause) {
-        long pending = unloggedFallbacks.incrementAndGet();
+        unloggedFallbacks.incrementAndGet();
         long now = config.localTime().nanoTime();
         long last = lastLogNanos.get();
         if (now - last >= LOG_EVERY_NANOS && lastLogNanos.compareAndSet(last, now)) {
             long count = unloggedFallbacks.getAndSet(0);
-            LOG.warn("redis limiter answered {} request(s) without redis in the last {} s ({}; latest cause: {})",
-                    Math.max(count, pending > 0 ? 1 : 0), LOG_EVERY_NANOS / 1_000_000_000L,
+            LOG.warn("redis limiter answered {} request(s) without redis since the last such line ({}; latest cause: {})",
+                    count,
                     config.failureMode() == FailureMode.FAIL_CLOSED
                             ? "fail-closed: 503"
                             : "fail-open-degraded: local q/" + config.replicaCount(),
