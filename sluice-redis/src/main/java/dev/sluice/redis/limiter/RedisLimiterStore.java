@@ -117,8 +117,10 @@ public final class RedisLimiterStore implements LimiterStore {
     }
 
     /**
-     * A store with its own {@link RedisEndpoint} at {@code uri} (closed with the store); the edge's
-     * {@code store: redis://...} setting. Returns at once; until Redis answers, decisions fall back.
+     * A store with its own {@link RedisEndpoint} at {@code uri} (closed with the store): the edge's
+     * {@code store: redis://...} setting. Waits for the first connection at most the endpoint's
+     * connect timeout (1 s), then returns either way: a Redis that is down at start is answered for by
+     * the failure mode until the probe connects.
      *
      * @throws IllegalArgumentException if the URI cannot be parsed
      */
@@ -128,7 +130,16 @@ public final class RedisLimiterStore implements LimiterStore {
 
     /** {@link #open(String, RedisLimiterConfig)} with endpoint settings of its own. */
     public static RedisLimiterStore open(RedisEndpointConfig endpointConfig, RedisLimiterConfig config) {
-        return new RedisLimiterStore(RedisEndpoint.connect(endpointConfig), true, config, LimiterScript.standard());
+        RedisEndpoint endpoint = RedisEndpoint.connect(endpointConfig);
+        try {
+            endpoint.whenUp().toCompletableFuture()
+                    .get(endpointConfig.connectTimeout().toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException | java.util.concurrent.ExecutionException e) {
+            // not up yet: the failure mode answers until the probe connects
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return new RedisLimiterStore(endpoint, true, config, LimiterScript.standard());
     }
 
     /** The configuration. */
