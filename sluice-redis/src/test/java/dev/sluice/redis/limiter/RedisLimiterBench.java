@@ -38,16 +38,54 @@ public final class RedisLimiterBench {
         RedisTestSupport.awaitUp(endpoint);
         try (RedisLimiterStore store = new RedisLimiterStore(endpoint,
                 RedisLimiterConfig.builder().keyPrefix(prefix).build())) {
+            System.out.println("load average before: " + loadAverage());
             sequential(store, n / 10, false); // warm-up: JIT, script load
+            long[] before = evalshaStats();
             sequential(store, n, true);
+            long[] after = evalshaStats();
+            System.out.printf("  redis server time per script call: %.1f us (INFO commandstats, %d calls)%n",
+                    (after[1] - before[1]) / (double) Math.max(1, after[0] - before[0]), after[0] - before[0]);
             pipelined(store, n / 10, 64, false);
-            pipelined(store, n * 2, 64, true);
+            for (int window : new int[] {8, 64}) {
+                pipelined(store, n, window, true);
+                RedisTestSupport.awaitUp(endpoint); // a phase that overloaded it must not spill into the next
+            }
             hotKey(store, n);
             System.out.println(store.stats());
+            System.out.println("load average after: " + loadAverage());
         } finally {
             RedisTestSupport.deletePrefix(prefix);
             endpoint.close();
             System.exit(0);
+        }
+    }
+
+    /** {calls, usec} of EVALSHA from the server's INFO commandstats. */
+    private static long[] evalshaStats() {
+        String info = RedisTestSupport.admin().info("commandstats");
+        for (String line : info.split("\r?\n")) {
+            if (line.startsWith("cmdstat_evalsha:")) {
+                long calls = 0;
+                long usec = 0;
+                for (String kv : line.substring(line.indexOf(':') + 1).split(",")) {
+                    String[] p = kv.split("=");
+                    if (p[0].equals("calls")) {
+                        calls = Long.parseLong(p[1]);
+                    } else if (p[0].equals("usec")) {
+                        usec = Long.parseLong(p[1]);
+                    }
+                }
+                return new long[] {calls, usec};
+            }
+        }
+        return new long[] {0, 0};
+    }
+
+    private static String loadAverage() {
+        try {
+            return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).trim();
+        } catch (java.io.IOException e) {
+            return "unknown";
         }
     }
 
