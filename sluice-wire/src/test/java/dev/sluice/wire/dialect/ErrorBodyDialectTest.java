@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.wire.snapshot.Outcome;
 import dev.sluice.wire.snapshot.RateLimitSnapshot;
+import dev.sluice.wire.value.WireNumbers;
 import java.time.Duration;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -54,5 +55,10 @@ class ErrorBodyDialectTest {
     @Test
     void aNegativeJsonRetryAfterIsIgnored() {
         assertThat(read(429, "{\"retry_after\":-3}").retryAfter()).isNull();
+    }
+
+    @Test
+    void aJsonRetryAfterTooLargeForADoubleSaturates() {
+        assertThat(read(429, "{\"retry_after\":1e400}").retryAfter()).isEqualTo(WireNumbers.MAX_DURATION);
     }
 }
