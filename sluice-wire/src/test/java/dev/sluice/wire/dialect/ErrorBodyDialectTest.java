@@ -50,6 +50,7 @@ class ErrorBodyDialectTest {
                 .isEqualTo(Outcome.RATE_LIMITED);
         assertThat(read(403, "<html>Forbidden</html>").outcome()).isEqualTo(Outcome.CLIENT_ERROR);
         assertThat(read(400, "{\"error\":\"bad field\"}").outcome()).isEqualTo(Outcome.CLIENT_ERROR);
+        assertThat(read(404, "<h1>Docs: how our rate limit works</h1>").outcome()).isEqualTo(Outcome.CLIENT_ERROR);
     }
 
     @Test
