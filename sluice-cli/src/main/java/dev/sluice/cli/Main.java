@@ -1,5 +1,6 @@
 package dev.sluice.cli;
 
+import dev.sluice.cli.explain.ExplainCommand;
 import dev.sluice.cli.replay.ReplayCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -12,6 +13,7 @@ import picocli.CommandLine.Command;
         description = "Both halves of the HTTP rate-limit contract: edge, SDK, queue, delivery, simulator.",
         subcommands = {
             CommandLine.HelpCommand.class,
+            ExplainCommand.class,
             ReplayCommand.class
         })
 public final class Main implements Runnable {

@@ -2,7 +2,7 @@ package dev.sluice.wire.dialect;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.wire.http.HttpFields;
+import dev.sluice.wire.http.RawHttpResponse;
 import dev.sluice.wire.http.ResponseView;
 import dev.sluice.wire.snapshot.RateLimitSnapshot;
 import java.io.IOException;
@@ -41,18 +41,9 @@ class ShippedExamplesTest {
         assertThat(s.longestWait()).isEqualTo(Duration.ofSeconds(seconds));
     }
 
-    /** A raw HTTP/1.1 response: status line, fields, empty line, body. */
+    /** A shipped raw HTTP/1.1 response file. */
     private static ResponseView parse(String file) throws IOException {
         Path examples = Path.of(System.getProperty("sluice.testdata")).getParent().resolve("examples/responses");
-        String raw = Files.readString(examples.resolve(file)).replace("\r\n", "\n");
-        int split = raw.indexOf("\n\n");
-        String[] head = (split < 0 ? raw : raw.substring(0, split)).split("\n");
-        HttpFields.Builder h = HttpFields.builder();
-        for (int i = 1; i < head.length; i++) {
-            int colon = head[i].indexOf(':');
-            h.add(head[i].substring(0, colon), head[i].substring(colon + 1));
-        }
-        String body = split < 0 ? null : raw.substring(split + 2).strip();
-        return new ResponseView(Integer.parseInt(head[0].split(" ")[1]), h.build(), body);
+        return RawHttpResponse.parse(Files.readAllBytes(examples.resolve(file)));
     }
 }
