@@ -24,4 +24,13 @@ public interface CoreCall<A> {
 
     /** Order of opening; also the FIFO order within a priority level. */
     long id();
+
+    /** Whether the call has a deadline. */
+    boolean hasDeadline();
+
+    /**
+     * The call's absolute deadline on the core's monotonic clock, fixed when it was opened and
+     * shared by every retry (R20); meaningful only when {@link #hasDeadline()}.
+     */
+    long deadlineNanos();
 }

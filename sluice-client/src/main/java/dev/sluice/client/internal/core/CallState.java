@@ -64,6 +64,16 @@ final class CallState<A> implements CoreCall<A> {
         return id;
     }
 
+    @Override
+    public boolean hasDeadline() {
+        return hasDeadline;
+    }
+
+    @Override
+    public long deadlineNanos() {
+        return deadlineNanos;
+    }
+
     boolean safeToRepeat() {
         return spec.idempotentMethod() || idempotencyKey != null;
     }
