@@ -26,7 +26,7 @@ import java.util.Locale;
  *   <tr><td>ok (1xx–3xx)</td><td>success</td></tr>
  *   <tr><td>quota_exhausted, or rate_limited naming / showing a spent quota policy</td><td>terminal
  *       {@link QuotaExceededException} (R08)</td></tr>
- *   <tr><td>rate_limited</td><td>retry after Retry-After, else after the longest reset of a spent
+ *   <tr><td>rate_limited</td><td>retry after Retry-After, else after the reset of the denying (named, spent, or only)
  *       policy plus the margin (R04), else full jitter</td></tr>
  *   <tr><td>overloaded (503, 529)</td><td>retry after Retry-After or full jitter; never quota (R09)</td></tr>
  *   <tr><td>409 idempotency conflict</td><td>terminal {@link IdempotencyConflictException}; but a 409 with a
@@ -166,19 +166,34 @@ public final class Classifier {
         return null;
     }
 
-    /** Retry-After when present; else the longest reset among spent policies, plus the margin (R04, R06). */
+    /**
+     * Retry-After when present; else the reset of the policy that said no: the named (violated)
+     * policy, else the longest reset among spent policies (R06), else the only policy reported
+     * (a GitHub secondary limit reports one resource whose reset is the retry time); plus the reset
+     * margin (R04). {@code null} when none applies: full-jitter backoff.
+     */
     Duration rateLimitHint(RateLimitSnapshot s) {
         if (s.retryAfter() != null) {
             return s.retryAfter();
         }
-        Duration longest = null;
+        Duration reset = null;
         for (PolicySnapshot p : s.policies()) {
-            if (p.remaining() != null && p.remaining() == 0 && p.resetIn() != null
-                    && (longest == null || p.resetIn().compareTo(longest) > 0)) {
-                longest = p.resetIn();
+            if (p.resetIn() != null && p.name() != null && p.name().equals(s.violatedPolicy())) {
+                reset = p.resetIn();
             }
         }
-        return longest == null ? null : longest.plus(resetMargin);
+        if (reset == null) {
+            for (PolicySnapshot p : s.policies()) {
+                if (p.remaining() != null && p.remaining() == 0 && p.resetIn() != null
+                        && (reset == null || p.resetIn().compareTo(reset) > 0)) {
+                    reset = p.resetIn();
+                }
+            }
+        }
+        if (reset == null && s.policies().size() == 1) {
+            reset = s.policies().get(0).resetIn();
+        }
+        return reset == null ? null : reset.plus(resetMargin);
     }
 
     /** The problem type's last path segment or fragment, lower case; empty when there is none. */
