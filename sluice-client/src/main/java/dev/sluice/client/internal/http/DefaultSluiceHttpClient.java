@@ -22,6 +22,7 @@ import dev.sluice.client.spi.RetryBudgetStore;
 import dev.sluice.client.spi.Scheduler;
 import dev.sluice.client.spi.TokenBucketStore;
 import dev.sluice.time.TimeSource;
+import dev.sluice.wire.dialect.DialectRegistry;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -89,7 +90,7 @@ public final class DefaultSluiceHttpClient implements SluiceHttpClient {
                 bucket, budget));
         this.ownedScheduler = scheduler == null ? new ExecutorScheduler() : null;
         this.scheduler = scheduler != null ? scheduler : ownedScheduler;
-        this.reading = new SnapshotReading(reader != null ? reader : StandardResponseReader.INSTANCE);
+        this.reading = new SnapshotReading(reader != null ? reader : DialectRegistry.standard()::read);
         this.keyHeader = config.retry().idempotencyKeyHeader();
         this.interceptors = List.of(new IdempotencyKeyInterceptor(keyHeader), new AttemptTimeoutInterceptor(attemptTimeout));
         this.defaultDeadline = defaultDeadline;
