@@ -24,7 +24,8 @@ final class SnapshotReading {
     }
 
     Answer.Response read(HttpResponse<? extends Payload<?>> response, Instant localNow) {
-        String body = response.body() instanceof Payload.ErrorText<?> e ? e.text() : null;
+        // an empty body is an absent one (ResponseView: null when absent)
+        String body = response.body() instanceof Payload.ErrorText<?> e && !e.text().isEmpty() ? e.text() : null;
         ResponseView view = new ResponseView(response.statusCode(), HttpFields.ofMultimap(response.headers().map()), body);
         RateLimitSnapshot snapshot = reader.read(view, localNow);
         return new Answer.Response(snapshot, problemType(view));
