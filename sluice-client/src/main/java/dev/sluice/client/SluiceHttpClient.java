@@ -94,6 +94,17 @@ public interface SluiceHttpClient extends AutoCloseable {
     <T> T sendOrElse(HttpRequest request, HttpResponse.BodyHandler<T> handler, CallOptions options,
             Fallback<T> fallback) throws IOException, InterruptedException;
 
+    /**
+     * Seeds the pacer from the API's usage endpoint before the first call (SPEC §3.6, §4.6): sends
+     * {@code usageRequest} (a {@code GET /v1/usage} with the caller's credential) once, directly —
+     * no pacing, no retry, nothing counted — and reads its {@code limits} array ({@code name},
+     * {@code q}, {@code w}, {@code r}, {@code reset_at}).
+     *
+     * @return completes when the pacer follows the reported limits; completes exceptionally with an
+     *     {@link IOException} when the endpoint fails or answers something else than 2xx JSON
+     */
+    CompletableFuture<Void> seedFromUsage(HttpRequest usageRequest);
+
     /** Counters since the client was built (SPEC §4.9, §5.5). */
     ClientStats stats();
 

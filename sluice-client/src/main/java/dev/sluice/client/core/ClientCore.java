@@ -59,6 +59,13 @@ public interface ClientCore<A> {
      */
     void cancel(CoreCall<A> call);
 
+    /**
+     * Follows the policies of a snapshot obtained outside any call — the API's usage endpoint read
+     * at start (SPEC §3.6, §4.6: the pacer is seeded from it, then follows the headers). Nothing is
+     * counted as a request.
+     */
+    void observe(dev.sluice.wire.snapshot.RateLimitSnapshot snapshot);
+
     /** Counts a fallback answer (degrade rather than fail), apart from successes and errors. */
     void recordFallback(String host, dev.sluice.client.FallbackReason reason);
 

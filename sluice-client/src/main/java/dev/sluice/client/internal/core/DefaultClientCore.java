@@ -323,6 +323,16 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
     }
 
     @Override
+    public void observe(dev.sluice.wire.snapshot.RateLimitSnapshot snapshot) {
+        lock.lock();
+        try {
+            pacer.observe(snapshot, time.nanoTime(), time.now());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
     public void recordFallback(String host, FallbackReason reason) {
         counters.onFallback(host, reason);
     }

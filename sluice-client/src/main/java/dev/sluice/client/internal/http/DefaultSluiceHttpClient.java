@@ -179,6 +179,23 @@ public final class DefaultSluiceHttpClient implements SluiceHttpClient {
     }
 
     @Override
+    public CompletableFuture<Void> seedFromUsage(HttpRequest usageRequest) {
+        return http.sendAsync(usageRequest, HttpResponse.BodyHandlers.ofString()).thenCompose(res -> {
+            if (res.statusCode() / 100 != 2) {
+                return CompletableFuture.failedFuture(new IOException("usage endpoint answered " + res.statusCode()));
+            }
+            java.time.Instant responseTime = dev.sluice.wire.retryafter.RetryAfter.responseTime(
+                    dev.sluice.wire.http.HttpFields.ofMultimap(res.headers().map()), time.now());
+            try {
+                core.observe(UsageSeed.parse(res.body(), responseTime));
+                return CompletableFuture.completedFuture(null);
+            } catch (IOException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        });
+    }
+
+    @Override
     public ClientStats stats() {
         return core.stats();
     }
