@@ -508,6 +508,27 @@ class ClientCoreTest {
         assertThat(profile.samples()).isEqualTo(150);
     }
 
+    @Test
+    void wallClockStepsNeitherDrainNorRefillThePacerR15() {
+        // R15a: capacity 10, 1/s, three calls; the wall clock steps −11 s then +11 s while no
+        // monotonic time passes: 7 tokens stay, no Retry-After, no phantom refill
+        ClientConfig config = NO_THROTTLE.withPacer(PacerConfig.documented(1, 10).withPaceFraction(1.0));
+        CoreHarness h = new CoreHarness(config).latency(Duration.ZERO).server(script());
+        for (int i = 0; i < 3; i++) {
+            h.open(get());
+        }
+        h.run(Duration.ZERO);
+        var pacer = ((dev.sluice.client.internal.core.DefaultClientCore<String>) h.core).pacer();
+        assertThat(pacer.available(h.time.nanoTime())).isEqualTo(7.0);
+        h.time.stepWallClock(Duration.ofSeconds(-11));
+        long next = h.open(get());
+        h.run(Duration.ZERO);
+        assertThat(h.result(next).ok()).as("allowed at once").isTrue();
+        assertThat(pacer.available(h.time.nanoTime())).isEqualTo(6.0);
+        h.time.stepWallClock(Duration.ofSeconds(22));
+        assertThat(pacer.available(h.time.nanoTime())).as("no refill from a wall-clock step").isEqualTo(6.0);
+    }
+
     /** GCRA in exact integer arithmetic (time scaled by the rate), as an in-test limiter. */
     static final class ExactGcra {
         private final long perSecond;
