@@ -375,19 +375,14 @@ class ClientCoreTest {
     }
 
     @Test
-    void cancellingAWaitingRetryStopsIt() {
-        CoreHarness h = new CoreHarness(NO_THROTTLE).server(s -> response(Snapshots.rateLimited(Duration.ofSeconds(5))));
-        CoreCall<String>[] call = new CoreCall[1];
-        try {
-            call[0] = h.core.open(get(), "x");
-        } catch (Exception e) {
-            throw new AssertionError(e);
-        }
+    void cancellingAWaitingRetryStopsIt() throws Exception {
+        CoreHarness h = new CoreHarness(NO_THROTTLE);
+        CoreCall<String> call = h.core.open(get(), "x");
         Dispatch<String> d = h.core.poll();
         assertThat(d.start()).hasSize(1);
-        Decision decision = h.core.onAnswer(call[0], response(Snapshots.rateLimited(Duration.ofSeconds(5))));
+        Decision decision = h.core.onAnswer(call, response(Snapshots.rateLimited(Duration.ofSeconds(5))));
         assertThat(decision).isInstanceOf(Decision.RetryAfter.class);
-        h.core.cancel(call[0]);
+        h.core.cancel(call);
         h.time.advance(Duration.ofSeconds(30));
         assertThat(h.core.poll().start()).isEmpty();
         assertThat(h.core.poll().wakeAtNanos()).isEmpty();

@@ -102,7 +102,8 @@ class NginxLimitReqTest {
                 "-c", confFile.toString()).redirectErrorStream(true).redirectOutput(dir.resolve("stdout.log").toFile()).start();
         long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (true) {
-            try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            try {
+                new Socket(InetAddress.getLoopbackAddress(), port).close();
                 break;
             } catch (IOException notYet) {
                 if (!nginx.isAlive() || System.nanoTime() - giveUp > 0) {
