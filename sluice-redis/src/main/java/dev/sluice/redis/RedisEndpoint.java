@@ -92,6 +92,9 @@ public final class RedisEndpoint implements AutoCloseable {
                     .autoReconnect(true)
                     // fail fast while disconnected: a queued decision replayed after a reconnect is stale
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                    // at most once: a decision in flight when the connection dropped was answered
+                    // locally already; re-sending it after the reconnect would charge it again
+                    .replayFilter(command -> true)
                     .requestQueueSize(config.requestQueueSize())
                     .socketOptions(SocketOptions.builder().connectTimeout(config.connectTimeout()).keepAlive(true)
                             .build())
