@@ -25,8 +25,10 @@ class ReadmeExampleTest {
     void theReadmeExampleDecidesOnRedis() {
         List<String> out = new ArrayList<>();
         String prefix = RedisTestSupport.newPrefix("readme");
-        try (RedisLimiterStore store = RedisLimiterStore.open(RedisTestSupport.URI,
-                RedisLimiterConfig.builder().keyPrefix(prefix).replicaCount(3).build())) {
+        // as in the README, plus a prefix of its own and a timeout generous enough for a cold JVM on a
+        // busy machine (the example is about the answer, not the fallback)
+        try (RedisLimiterStore store = RedisLimiterStore.open(RedisTestSupport.URI, RedisLimiterConfig.builder()
+                .keyPrefix(prefix).replicaCount(3).decisionTimeout(java.time.Duration.ofSeconds(5)).build())) {
             Plan free = Plan.of("free", BurstPolicy.of("burst", 20, 2), QuotaPolicy.daily("daily", 10_000));
 
             switch (store.decide("sk_test_free_1", free, Costs.ONE)) {

@@ -67,6 +67,11 @@ final class LimiterScript {
         });
     }
 
+    /** Loads the script ahead of the first decision, so that one does not pay for NOSCRIPT and a load. */
+    CompletableFuture<String> preload(RedisClusterAsyncCommands<String, String> commands) {
+        return load(commands);
+    }
+
     private CompletableFuture<List<Object>> evalsha(RedisClusterAsyncCommands<String, String> commands, String[] keys,
             String[] args) {
         return commands.<List<Object>>evalsha(sha, ScriptOutputType.MULTI, keys, args).toCompletableFuture();

@@ -99,10 +99,12 @@ public final class RedisLimiterStore implements LimiterStore {
      * @throws NullPointerException if an argument is {@code null}
      */
     public RedisLimiterStore(RedisEndpoint endpoint, RedisLimiterConfig config) {
-        this(endpoint, false, config, LimiterScript.standard());
+        this(endpoint, false, config, LimiterScript.standard(), true);
     }
 
-    RedisLimiterStore(RedisEndpoint endpoint, boolean ownsEndpoint, RedisLimiterConfig config, LimiterScript script) {
+    /** {@code preload}: load the script as soon as Redis is up (tests of the NOSCRIPT path pass false). */
+    RedisLimiterStore(RedisEndpoint endpoint, boolean ownsEndpoint, RedisLimiterConfig config, LimiterScript script,
+            boolean preload) {
         this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
         this.ownsEndpoint = ownsEndpoint;
         this.config = Objects.requireNonNull(config, "config");
@@ -114,12 +116,19 @@ public final class RedisLimiterStore implements LimiterStore {
                 : new DenyCache(config.localTime(), config.denyCacheMaxAge().toNanos(), config.denyCacheMaxEntries());
         this.fallback = new LocalFallback(config.localTime(), config.replicaCount(), config.unavailableRetryAfter());
         this.lastLogNanos = new AtomicLong(config.localTime().nanoTime() - LOG_EVERY_NANOS);
+        this.preloaded = !preload ? CompletableFuture.completedFuture(null)
+                : endpoint.whenUp().toCompletableFuture().thenCompose(up -> {
+                    RedisClusterAsyncCommands<String, String> commands = endpoint.commandsAnyway();
+                    return commands == null ? CompletableFuture.completedFuture(null) : script.preload(commands);
+                });
     }
+
+    private final CompletableFuture<?> preloaded;
 
     /**
      * A store with its own {@link RedisEndpoint} at {@code uri} (closed with the store): the edge's
-     * {@code store: redis://...} setting. Waits for the first connection at most the endpoint's
-     * connect timeout (1 s), then returns either way: a Redis that is down at start is answered for by
+     * {@code store: redis://...} setting. Waits for the first connection and the script's load at most
+     * the endpoint's connect timeout (1 s), then returns either way: a Redis that is down at start is answered for by
      * the failure mode until the probe connects.
      *
      * @throws IllegalArgumentException if the URI cannot be parsed
@@ -131,15 +140,15 @@ public final class RedisLimiterStore implements LimiterStore {
     /** {@link #open(String, RedisLimiterConfig)} with endpoint settings of its own. */
     public static RedisLimiterStore open(RedisEndpointConfig endpointConfig, RedisLimiterConfig config) {
         RedisEndpoint endpoint = RedisEndpoint.connect(endpointConfig);
+        RedisLimiterStore store = new RedisLimiterStore(endpoint, true, config, LimiterScript.standard(), true);
         try {
-            endpoint.whenUp().toCompletableFuture()
-                    .get(endpointConfig.connectTimeout().toNanos(), TimeUnit.NANOSECONDS);
+            store.preloaded.get(endpointConfig.connectTimeout().toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException | java.util.concurrent.ExecutionException e) {
-            // not up yet: the failure mode answers until the probe connects
+            // not up yet: the failure mode answers until the probe connects (NOSCRIPT loads it then)
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        return new RedisLimiterStore(endpoint, true, config, LimiterScript.standard());
+        return store;
     }
 
     /** The configuration. */

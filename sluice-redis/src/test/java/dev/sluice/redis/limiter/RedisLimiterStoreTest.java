@@ -333,7 +333,7 @@ class RedisLimiterStoreTest {
         LimiterScript fresh = LimiterScript.withComment("nonce " + UUID.randomUUID());
         RedisLimiterStore store = new RedisLimiterStore(RedisTestSupport.endpoint(), false,
                 RedisLimiterConfig.builder().keyPrefix(prefix).scriptTime(time).localTime(time)
-                        .decisionTimeout(Duration.ofSeconds(5)).build(), fresh);
+                        .decisionTimeout(Duration.ofSeconds(5)).build(), fresh, false);
         opened.add(store);
         assertThat(RedisTestSupport.admin().scriptExists(fresh.sha())).containsExactly(false);
 
