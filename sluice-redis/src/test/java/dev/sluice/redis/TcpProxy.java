@@ -25,7 +25,7 @@ public final class TcpProxy implements AutoCloseable {
 
     public TcpProxy(int targetPort) throws IOException {
         this.targetPort = targetPort;
-        ServerSocket s = listen(0);
+        ServerSocket s = listenOnAFreeFixedPort();
         this.port = s.getLocalPort();
         accept(s);
     }
@@ -56,6 +56,25 @@ public final class TcpProxy implements AutoCloseable {
         if (server == null) {
             accept(listen(port));
         }
+    }
+
+    /**
+     * A port below the kernel's ephemeral range (32768-60999 on Linux): while the proxy is stopped,
+     * a client reconnecting to an ephemeral-range port can be given that same port as its own
+     * source port and connect to itself (TCP simultaneous open), and then the proxy cannot listen
+     * there again ("Address already in use").
+     */
+    private static ServerSocket listenOnAFreeFixedPort() throws IOException {
+        IOException last = null;
+        for (int attempt = 0; attempt < 50; attempt++) {
+            int candidate = 20_000 + java.util.concurrent.ThreadLocalRandom.current().nextInt(12_000);
+            try {
+                return listen(candidate);
+            } catch (IOException e) {
+                last = e;
+            }
+        }
+        throw last;
     }
 
     private static ServerSocket listen(int port) throws IOException {
