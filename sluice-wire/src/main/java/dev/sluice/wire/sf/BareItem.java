@@ -1,0 +1,26 @@
+package dev.sluice.wire.sf;
+
+/**
+ * A bare item of a structured field (RFC 9651 §3.3): the value of an {@link Item} or of a
+ * parameter, without parameters of its own.
+ *
+ * <p>The alternatives are closed, so a {@code switch} over them is exhaustive:
+ * <pre>{@code
+ * switch (bare) {
+ *     case SfInteger i -> ...
+ *     case SfDecimal d -> ...
+ *     case SfString s -> ...
+ *     case SfToken t -> ...
+ *     case SfByteSequence b -> ...
+ *     case SfBoolean b -> ...
+ *     case SfDate d -> ...
+ *     case SfDisplayString s -> ...
+ * }
+ * }</pre>
+ *
+ * <p>Every implementation is an immutable value that checks its own range or alphabet when it is
+ * built, so any bare item that exists can be serialised. Thread-safe.
+ */
+public sealed interface BareItem
+        permits SfInteger, SfDecimal, SfString, SfToken, SfByteSequence, SfBoolean, SfDate, SfDisplayString {
+}
