@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         version = "sluice 0.1.0-SNAPSHOT",
         description = "Both halves of the HTTP rate-limit contract: edge, SDK, queue, delivery, simulator.",
-        subcommands = {CommandLine.HelpCommand.class})
+        subcommands = {CommandLine.HelpCommand.class, dev.sluice.cli.deliver.DeliverCommand.class})
 public final class Main implements Runnable {
 
     @CommandLine.Spec

@@ -67,6 +67,12 @@ public record DeliveryFile(Path file, String store, String schema, DeliveryConfi
         destinations = List.copyOf(destinations);
     }
 
+    /** No file: the default store ({@code sqlite:./sluice-delivery.db}), default settings, no destinations. */
+    public static DeliveryFile defaults() {
+        return new DeliveryFile(Path.of("(defaults)"), StoreLocation.DEFAULT, null, DeliveryConfig.defaults(),
+                List.of());
+    }
+
     /**
      * Reads and validates {@code file}, resolving {@code env:NAME} secrets from the environment.
      *
