@@ -251,6 +251,11 @@ public final class Delivery implements AutoCloseable {
         return clock.now();
     }
 
+    /** The monotonic clock, for waits. */
+    long nanoTime() {
+        return clock.nanoTime();
+    }
+
     void realignClockQuietly() {
         try {
             clock.align(store);

@@ -48,6 +48,9 @@ public final class DeliveryWorker implements AutoCloseable {
     private final DeliveryListener listener;
     private final String id;
 
+    /** How long a busy worker waits to batch claims: short against a request, long against a commit. */
+    private static final long CLAIM_LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+
     private final Semaphore slots;
     private final Semaphore wakeups = new Semaphore(0);
     private final AtomicInteger attemptsInFlight = new AtomicInteger();
@@ -136,7 +139,7 @@ public final class DeliveryWorker implements AutoCloseable {
         while (running) {
             try {
                 slots.acquire();
-                int free = 1 + slots.drainPermits();
+                int free = 1 + gatherSlots();
                 List<Claim> claims;
                 try {
                     claims = running ? store.claim(id, free, delivery.now(), config.lease()) : List.of();
@@ -174,6 +177,25 @@ public final class DeliveryWorker implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /**
+     * Takes more free slots, waiting up to {@link #CLAIM_LINGER_NANOS} for a quarter of them, so
+     * that a busy worker claims rows in batches (one transaction each) rather than one by one as
+     * single slots free up. Returns the number taken besides the one already held.
+     */
+    private int gatherSlots() throws InterruptedException {
+        int want = Math.max(1, config.concurrency() / 4) - 1;
+        int got = slots.drainPermits();
+        long deadline = delivery.nanoTime() + CLAIM_LINGER_NANOS;
+        while (got < want) { // each pass takes a permit or stops, so it ends even on a frozen test clock
+            long left = deadline - delivery.nanoTime();
+            if (left <= 0 || !slots.tryAcquire(left, TimeUnit.NANOSECONDS)) {
+                break;
+            }
+            got += 1 + slots.drainPermits();
+        }
+        return got;
     }
 
     /** Sleeps until the next row becomes claimable, at most the poll interval, or until woken. */
@@ -320,6 +342,7 @@ public final class DeliveryWorker implements AutoCloseable {
         }
         running = false;
         wakeups.release();
+        poller.interrupt(); // it may be waiting for a free slot
         try {
             poller.join(config.pollInterval().toMillis() + 5_000);
             attempts.shutdown();
