@@ -1,0 +1,504 @@
+package dev.sluice.limiter.memory;
+
+import dev.sluice.limiter.Allowed;
+import dev.sluice.limiter.BurstPolicy;
+import dev.sluice.limiter.CostExceedsBurst;
+import dev.sluice.limiter.Costs;
+import dev.sluice.limiter.Decision;
+import dev.sluice.limiter.Denied;
+import dev.sluice.limiter.Plan;
+import dev.sluice.limiter.Policy;
+import dev.sluice.limiter.PolicyState;
+import dev.sluice.limiter.QuotaPolicy;
+import dev.sluice.limiter.gcra.Gcra;
+import dev.sluice.limiter.gcra.GcraParams;
+import dev.sluice.limiter.quota.CalendarWindow;
+import dev.sluice.limiter.quota.QuotaCounter;
+import dev.sluice.limiter.spi.LimiterStore;
+import dev.sluice.time.TimeSource;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The reference {@link LimiterStore}: limiter state in this process's memory.
+ *
+ * <p><b>State.</b> One {@code long} per key per policy: a burst policy's GCRA theoretical arrival
+ * time ({@link Gcra}), a quota policy's packed (window, used) pair ({@link QuotaCounter}). A plan of
+ * one policy keeps that {@code long} in a field of the key's state object and updates it with one
+ * compare-and-set, allocating nothing; a plan of several keeps an immutable {@code long[]} swapped by
+ * compare-and-set, so all policies change together or not at all (SPEC §3.3). There is no lock,
+ * global or per key; a denial writes nothing.
+ *
+ * <p><b>Memory.</b> A key whose every policy is full carries no information and is evicted:
+ * {@link #evictFull()} does it, and the store runs it itself, amortised, whenever the number of keys
+ * reaches a threshold (initially {@code sweepThreshold}, then twice the keys that survived the last
+ * sweep). So the key count stays below {@code max(sweepThreshold, 2 × L)} where {@code L} is the
+ * number of keys not full at the last sweep: for burst-only plans, the keys seen within the longest
+ * window {@code w}; with a quota, the keys that spent anything in the current window. A flood of
+ * random keys therefore costs memory for {@code w} seconds only, unless those keys hold a quota (the
+ * edge only creates state for authenticated keys).
+ *
+ * <p><b>Time.</b> Burst policies read {@link TimeSource#nanoTime()}, as microseconds since the store
+ * was built (compared by subtraction, so an origin near {@code Long.MAX_VALUE} is fine; a reading
+ * before the origin counts as the origin). Quota policies read {@link TimeSource#now()}.
+ *
+ * <p>Thread-safe.
+ */
+public final class InMemoryLimiterStore implements LimiterStore {
+
+    /** The default key count that triggers the first eviction sweep. */
+    public static final int DEFAULT_SWEEP_THRESHOLD = 1 << 16;
+
+    private static final long RETIRED = Long.MIN_VALUE;
+    private static final long[] RETIRED_SLOTS = new long[0];
+
+    private final TimeSource time;
+    private final long originNanos;
+    private final ConcurrentHashMap<String, KeyState> keys = new ConcurrentHashMap<>();
+    private final int minSweepThreshold;
+    private volatile int sweepThreshold;
+    private final AtomicBoolean sweeping = new AtomicBoolean();
+
+    /** A store reading {@code time}, with the default sweep threshold. */
+    public InMemoryLimiterStore(TimeSource time) {
+        this(time, DEFAULT_SWEEP_THRESHOLD);
+    }
+
+    /**
+     * A store reading {@code time}, sweeping full keys once {@code sweepThreshold} keys are held.
+     *
+     * @throws IllegalArgumentException if {@code sweepThreshold < 1}
+     */
+    public InMemoryLimiterStore(TimeSource time, int sweepThreshold) {
+        this.time = Objects.requireNonNull(time, "time");
+        if (sweepThreshold < 1) {
+            throw new IllegalArgumentException("sweepThreshold: must be >= 1, was " + sweepThreshold);
+        }
+        this.originNanos = time.nanoTime();
+        this.minSweepThreshold = sweepThreshold;
+        this.sweepThreshold = sweepThreshold;
+    }
+
+    /** How many keys currently hold state (a full key may linger until the next sweep). */
+    public int keyCount() {
+        return keys.size();
+    }
+
+    @Override
+    public Decision decide(String key, Plan plan, Costs costs) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(plan, "plan");
+        Objects.requireNonNull(costs, "costs");
+        int over = plan.indexOfCostExceedingQuota(costs);
+        if (over >= 0) {
+            Policy p = plan.policy(over);
+            return new CostExceedsBurst(plan, p, costs.costFor(p));
+        }
+        long micros = micros();
+        Instant wall = plan.hasQuotaPolicy() ? time.now() : null;
+        for (;;) {
+            KeyState state = stateFor(key, plan);
+            Decision d = state instanceof Single single
+                    ? decideSingle(single, plan, costs, micros, wall)
+                    : decideMulti((Multi) state, plan, costs, micros, wall);
+            if (d != null) {
+                return d;
+            }
+            keys.remove(key, state); // retired by a sweep or a plan change: help remove it, then retry
+        }
+    }
+
+    private Decision decideSingle(Single s, Plan plan, Costs costs, long micros, Instant wall) {
+        Policy policy = plan.policy(0);
+        long cost = costs.costFor(policy);
+        for (;;) {
+            long cur = s.value;
+            if (cur == RETIRED) {
+                return null;
+            }
+            long next = admit(plan, 0, cur, cost, micros, wall);
+            if (next == DENIED) {
+                return denied(plan, costs, new long[] {cur}, micros, wall);
+            }
+            if (Single.VALUE.compareAndSet(s, cur, next)) {
+                return new Allowed(plan, costs, List.of(stateOf(plan, 0, next, micros, wall)));
+            }
+        }
+    }
+
+    private Decision decideMulti(Multi s, Plan plan, Costs costs, long micros, Instant wall) {
+        int n = plan.size();
+        for (;;) {
+            long[] cur = s.slots;
+            if (cur == RETIRED_SLOTS) {
+                return null;
+            }
+            long[] next = new long[n];
+            boolean admitted = true;
+            for (int i = 0; i < n && admitted; i++) {
+                next[i] = admit(plan, i, cur[i], costs.costFor(plan.policy(i)), micros, wall);
+                admitted = next[i] != DENIED;
+            }
+            if (!admitted) {
+                return denied(plan, costs, cur, micros, wall);
+            }
+            if (Multi.SLOTS.compareAndSet(s, cur, next)) {
+                return new Allowed(plan, costs, states(plan, next, micros, wall));
+            }
+        }
+    }
+
+    /** Marker for "this policy refuses"; distinct from every stored value (which are ≥ 0). */
+    private static final long DENIED = Long.MIN_VALUE + 1;
+
+    private static long admit(Plan plan, int i, long value, long cost, long micros, Instant wall) {
+        // an index test rather than a type switch: this is the hot path
+        if (plan.isBurst(i)) {
+            GcraParams p = plan.gcraParams(i);
+            long next = Gcra.admit(p, value, p.ticksOf(micros), cost);
+            return next == Gcra.DENIED ? DENIED : next;
+        }
+        QuotaPolicy q = (QuotaPolicy) plan.policy(i);
+        long next = QuotaCounter.admit(value, q.window().windowIdAt(wall), cost, q.quota());
+        return next == QuotaCounter.DENIED ? DENIED : next;
+    }
+
+    private static Denied denied(Plan plan, Costs costs, long[] values, long micros, Instant wall) {
+        int n = plan.size();
+        List<Policy> violated = new ArrayList<>(1);
+        Policy longest = null;
+        Duration longestWait = Duration.ZERO;
+        for (int i = 0; i < n; i++) {
+            Policy policy = plan.policy(i);
+            Duration wait = waitFor(plan, i, values[i], costs.costFor(policy), micros, wall);
+            if (!wait.isZero()) {
+                violated.add(policy);
+                if (wait.compareTo(longestWait) > 0) {
+                    longest = policy;
+                    longestWait = wait;
+                }
+            }
+        }
+        return new Denied(plan, longest, longestWait, violated, states(plan, values, micros, wall));
+    }
+
+    /** Zero when the policy admits {@code cost} now; otherwise the exact time until it would. */
+    private static Duration waitFor(Plan plan, int i, long value, long cost, long micros, Instant wall) {
+        return switch (plan.policy(i)) {
+            case BurstPolicy b -> {
+                GcraParams p = plan.gcraParams(i);
+                long ticks = Gcra.waitTicks(p, value, p.ticksOf(micros), cost);
+                yield ticks == 0 ? Duration.ZERO : Duration.ofNanos(Gcra.ceilMicros(p, ticks) * 1000);
+            }
+            case QuotaPolicy q -> {
+                long current = q.window().windowIdAt(wall);
+                if (QuotaCounter.admit(value, current, cost, q.quota()) != QuotaCounter.DENIED) {
+                    yield Duration.ZERO;
+                }
+                long end = q.window().endEpochSecond(QuotaCounter.effectiveWindow(value, current));
+                Duration wait = Duration.between(wall, Instant.ofEpochSecond(end));
+                // a window can only refuse before its end; guard against a zero wait all the same
+                yield wait.isNegative() || wait.isZero() ? Duration.ofSeconds(1) : wait;
+            }
+        };
+    }
+
+    private static List<PolicyState> states(Plan plan, long[] values, long micros, Instant wall) {
+        PolicyState[] out = new PolicyState[values.length];
+        for (int i = 0; i < values.length; i++) {
+            out[i] = stateOf(plan, i, values[i], micros, wall);
+        }
+        return List.of(out);
+    }
+
+    private static PolicyState stateOf(Plan plan, int i, long value, long micros, Instant wall) {
+        if (plan.isBurst(i)) {
+            GcraParams p = plan.gcraParams(i);
+            long now = p.ticksOf(micros);
+            long remaining = Gcra.remaining(p, value, now);
+            Policy b = plan.policy(i);
+            return new PolicyState(b, remaining, Gcra.resetSeconds(p, value, now), b.quota() - remaining,
+                    PolicyState.NO_RESET_AT);
+        }
+        QuotaPolicy q = (QuotaPolicy) plan.policy(i);
+        CalendarWindow window = q.window();
+        long current = window.windowIdAt(wall);
+        long effective = QuotaCounter.effectiveWindow(value, current);
+        long used = QuotaCounter.effectiveUsed(value, current);
+        long t = used == 0 ? 0 : window.secondsUntilEnd(effective, wall);
+        return new PolicyState(q, q.quota() - used, t, used, window.endEpochSecond(effective));
+    }
+
+    @Override
+    public List<PolicyState> usage(String key, Plan plan) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(plan, "plan");
+        long micros = micros();
+        Instant wall = plan.hasQuotaPolicy() ? time.now() : null;
+        KeyState s = keys.get(key);
+        long[] values = s == null ? null : s.snapshot();
+        long[] mine = new long[plan.size()];
+        if (values != null) {
+            for (int i = 0; i < mine.length; i++) {
+                mine[i] = carriedValue(s.plan, values, plan.policy(i));
+            }
+        }
+        return states(plan, mine, micros, wall);
+    }
+
+    @Override
+    public void refund(String key, Allowed charge) {
+        Objects.requireNonNull(key, "key");
+        Plan plan = charge.plan();
+        long micros = micros();
+        for (;;) {
+            KeyState s = keys.get(key);
+            if (s == null || !s.plan.equals(plan)) {
+                return; // forgotten because full, or re-planned since: nothing of this charge is left
+            }
+            long[] cur = s.snapshot();
+            if (cur == null) {
+                keys.remove(key, s);
+                continue;
+            }
+            long[] next = cur.clone();
+            for (int i = 0; i < next.length; i++) {
+                next[i] = refunded(plan, i, cur[i], charge, micros);
+            }
+            if (Arrays.equals(cur, next) || s.compareAndSet(cur, next)) {
+                return;
+            }
+        }
+    }
+
+    private static long refunded(Plan plan, int i, long value, Allowed charge, long micros) {
+        Policy policy = plan.policy(i);
+        long cost = charge.costs().costFor(policy);
+        return switch (policy) {
+            case BurstPolicy b -> {
+                GcraParams p = plan.gcraParams(i);
+                yield Gcra.refund(p, value, p.ticksOf(micros), cost);
+            }
+            case QuotaPolicy q -> {
+                long chargedEnd = charge.states().get(i).resetAtEpochSecond();
+                yield QuotaCounter.refund(value, q.window().windowIdAt(chargedEnd - 1), cost);
+            }
+        };
+    }
+
+    /**
+     * Forgets every key whose policies are all full now (burst bucket refilled, nothing used in the
+     * current quota window). Safe to call at any time from any thread (an edge may schedule it); the
+     * store also calls it itself, see the class comment.
+     *
+     * @return how many keys were forgotten
+     */
+    public int evictFull() {
+        long micros = micros();
+        Instant wall = time.now();
+        int evicted = 0;
+        for (Map.Entry<String, KeyState> e : keys.entrySet()) {
+            KeyState s = e.getValue();
+            if (s.retireIfFull(micros, wall)) {
+                keys.remove(e.getKey(), s);
+                evicted++;
+            }
+        }
+        return evicted;
+    }
+
+    /** The state object held for {@code key}, or {@code null}: only for the footprint measurement. */
+    Object stateObjectForMeasurement(String key) {
+        return keys.get(key);
+    }
+
+    private long micros() {
+        long rel = time.nanoTime() - originNanos;
+        return rel <= 0 ? 0 : rel / 1000;
+    }
+
+    private KeyState stateFor(String key, Plan plan) {
+        for (;;) {
+            KeyState s = keys.get(key);
+            if (s == null) {
+                KeyState fresh = KeyState.fresh(plan, null, null);
+                s = keys.putIfAbsent(key, fresh);
+                if (s == null) {
+                    maybeSweep();
+                    return fresh;
+                }
+            }
+            if (s.plan == plan || s.plan.equals(plan)) {
+                return s;
+            }
+            // the key moved to another plan (a configuration reload): carry over the policies both share
+            long[] old = s.retire();
+            KeyState moved = KeyState.fresh(plan, s.plan, old);
+            // a racing decide may already have removed the retired state: then install ours if we
+            // hold its last values (null means a sweep or another reload retired it first)
+            if (keys.replace(key, s, moved) || (old != null && keys.putIfAbsent(key, moved) == null)) {
+                return moved;
+            }
+        }
+    }
+
+    private void maybeSweep() {
+        if (keys.size() < sweepThreshold || !sweeping.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            evictFull();
+            sweepThreshold = (int) Math.min(Integer.MAX_VALUE, Math.max(minSweepThreshold, 2L * keys.size()));
+        } finally {
+            sweeping.set(false);
+        }
+    }
+
+    /** The value {@code policy} had in {@code values} of {@code from}, or 0 (fresh) if it had none. */
+    private static long carriedValue(Plan from, long[] values, Policy policy) {
+        if (from == null || values == null) {
+            return 0;
+        }
+        int j = from.indexOf(policy.name());
+        return j >= 0 && from.policy(j).equals(policy) ? values[j] : 0;
+    }
+
+    /** One key's state; the plan it was built for says what each slot means. */
+    private abstract static sealed class KeyState permits Single, Multi {
+        final Plan plan;
+
+        KeyState(Plan plan) {
+            this.plan = plan;
+        }
+
+        static KeyState fresh(Plan plan, Plan from, long[] fromValues) {
+            long[] values = new long[plan.size()];
+            for (int i = 0; i < values.length; i++) {
+                values[i] = carriedValue(from, fromValues, plan.policy(i));
+            }
+            return values.length == 1 ? new Single(plan, values[0]) : new Multi(plan, values);
+        }
+
+        /** The current values, or {@code null} when retired. */
+        abstract long[] snapshot();
+
+        abstract boolean compareAndSet(long[] expected, long[] next);
+
+        /** Retires this state and returns its last values ({@code null} if it was already retired). */
+        abstract long[] retire();
+
+        /** Retires this state if every policy is full at the given time; true if it did. */
+        abstract boolean retireIfFull(long micros, Instant wall);
+
+        boolean isFull(long[] values, long micros, Instant wall) {
+            for (int i = 0; i < values.length; i++) {
+                boolean full = switch (plan.policy(i)) {
+                    case BurstPolicy b -> {
+                        GcraParams p = plan.gcraParams(i);
+                        yield Gcra.isFull(values[i], p.ticksOf(micros));
+                    }
+                    case QuotaPolicy q -> QuotaCounter.isFull(values[i], q.window().windowIdAt(wall));
+                };
+                if (!full) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
+    /** A one-policy plan: the state is one {@code long}, updated in place by compare-and-set. */
+    private static final class Single extends KeyState {
+        static final VarHandle VALUE;
+
+        static {
+            try {
+                VALUE = MethodHandles.lookup().findVarHandle(Single.class, "value", long.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        volatile long value;
+
+        Single(Plan plan, long value) {
+            super(plan);
+            this.value = value;
+        }
+
+        @Override
+        long[] snapshot() {
+            long v = value;
+            return v == RETIRED ? null : new long[] {v};
+        }
+
+        @Override
+        boolean compareAndSet(long[] expected, long[] next) {
+            return VALUE.compareAndSet(this, expected[0], next[0]);
+        }
+
+        @Override
+        long[] retire() {
+            long v = (long) VALUE.getAndSet(this, RETIRED);
+            return v == RETIRED ? null : new long[] {v};
+        }
+
+        @Override
+        boolean retireIfFull(long micros, Instant wall) {
+            long v = value;
+            return v != RETIRED && isFull(new long[] {v}, micros, wall) && VALUE.compareAndSet(this, v, RETIRED);
+        }
+    }
+
+    /** A plan of several policies: an immutable {@code long[]} swapped by compare-and-set. */
+    private static final class Multi extends KeyState {
+        static final VarHandle SLOTS;
+
+        static {
+            try {
+                SLOTS = MethodHandles.lookup().findVarHandle(Multi.class, "slots", long[].class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        volatile long[] slots;
+
+        Multi(Plan plan, long[] slots) {
+            super(plan);
+            this.slots = slots;
+        }
+
+        @Override
+        long[] snapshot() {
+            long[] v = slots;
+            return v == RETIRED_SLOTS ? null : v;
+        }
+
+        @Override
+        boolean compareAndSet(long[] expected, long[] next) {
+            return SLOTS.compareAndSet(this, expected, next);
+        }
+
+        @Override
+        long[] retire() {
+            long[] v = (long[]) SLOTS.getAndSet(this, RETIRED_SLOTS);
+            return v == RETIRED_SLOTS ? null : v;
+        }
+
+        @Override
+        boolean retireIfFull(long micros, Instant wall) {
+            long[] v = slots;
+            return v != RETIRED_SLOTS && isFull(v, micros, wall) && SLOTS.compareAndSet(this, v, RETIRED_SLOTS);
+        }
+    }
+}

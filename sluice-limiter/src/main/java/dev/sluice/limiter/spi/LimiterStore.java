@@ -1,0 +1,96 @@
+package dev.sluice.limiter.spi;
+
+import dev.sluice.limiter.Allowed;
+import dev.sluice.limiter.Costs;
+import dev.sluice.limiter.Decision;
+import dev.sluice.limiter.Plan;
+import dev.sluice.limiter.PolicyState;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Where limiter state lives: the in-memory store of one process
+ * ({@link dev.sluice.limiter.memory.InMemoryLimiterStore}) or a shared store such as Redis
+ * (SPEC §3.14).
+ *
+ * <p>The granularity is one call per request covering <b>every</b> policy of the key's plan, so a
+ * shared store can make it one atomic server-side round trip: {@link #decide} checks all policies
+ * and charges all or none (SPEC §3.3). The store owns its clocks: the in-memory store reads a
+ * {@link dev.sluice.time.TimeSource} (monotonic nanos for burst policies, the UTC wall clock for
+ * calendar windows); a Redis store reads the server's {@code TIME}, so N replicas share one clock.
+ * The arithmetic is integer microseconds (scaled to exact ticks, see
+ * {@link dev.sluice.limiter.gcra.GcraParams}) and is available as pure functions in
+ * {@link dev.sluice.limiter.gcra.Gcra} and {@link dev.sluice.limiter.quota.QuotaCounter} for a
+ * server-side script to mirror.
+ *
+ * <p>Contract (tested for every store by the abstract {@code LimiterStoreContract} in this module's
+ * test jar):
+ * <ul>
+ *   <li>a cost above some policy's {@code q} gives {@link dev.sluice.limiter.CostExceedsBurst}
+ *       without reading or changing state (SPEC §3.10; R14a);</li>
+ *   <li>otherwise {@link dev.sluice.limiter.Allowed} charges every policy, and
+ *       {@link dev.sluice.limiter.Denied} charges none;</li>
+ *   <li>{@code r} and {@code t} follow SPEC §1 ({@code t} rounded up); a denial's Retry-After is
+ *       ≥ 1 s and equals the denying policy's {@code t} (SPEC §2.3; R02);</li>
+ *   <li>time never runs backwards for a key (R15); a key idle for any time is simply full;</li>
+ *   <li>every method is thread-safe; concurrent decisions on one key never admit more than the
+ *       policies allow.</li>
+ * </ul>
+ *
+ * <p>Keys are opaque strings chosen by the caller (the edge uses the authenticated API key, plus the
+ * partition key where a policy has one).
+ */
+public interface LimiterStore extends AutoCloseable {
+
+    /**
+     * Decides one request of {@code key} under {@code plan}, charging every policy its cost from
+     * {@code costs} if all admit, none otherwise (SPEC §3.3).
+     *
+     * @return {@link dev.sluice.limiter.Allowed}, {@link dev.sluice.limiter.Denied} or
+     *     {@link dev.sluice.limiter.CostExceedsBurst}; never {@code null}
+     * @throws NullPointerException if an argument is {@code null}
+     */
+    Decision decide(String key, Plan plan, Costs costs);
+
+    /**
+     * Each policy's standing for {@code key} now, without charging anything (SPEC §3.6
+     * {@code GET /v1/usage}): {@code r}, {@code t}, {@code used} and, for quota policies,
+     * {@code reset_at}. A key the store has never seen (or has forgotten because it was full) reads
+     * as full.
+     *
+     * @return one state per policy, in plan order
+     */
+    List<PolicyState> usage(String key, Plan plan);
+
+    /**
+     * Gives back what {@code charge} took from {@code key} (SPEC §3.9: an upstream 503 is refunded to
+     * the policies it was charged to). A burst policy never refills beyond full; a quota policy is
+     * refunded only if its window has not rolled over since the charge. Refunding twice refunds
+     * twice: call it once per charge.
+     */
+    void refund(String key, Allowed charge);
+
+    /**
+     * {@link #decide} without blocking the caller: a network store completes the stage when its
+     * answer arrives; the in-memory store (the default) answers at once. An event loop calls this.
+     */
+    default CompletionStage<Decision> decideAsync(String key, Plan plan, Costs costs) {
+        return CompletableFuture.completedFuture(decide(key, plan, costs));
+    }
+
+    /** {@link #usage} without blocking the caller; see {@link #decideAsync}. */
+    default CompletionStage<List<PolicyState>> usageAsync(String key, Plan plan) {
+        return CompletableFuture.completedFuture(usage(key, plan));
+    }
+
+    /** {@link #refund} without blocking the caller; see {@link #decideAsync}. */
+    default CompletionStage<Void> refundAsync(String key, Allowed charge) {
+        refund(key, charge);
+        return CompletableFuture.completedFuture(null);
+    }
+
+    /** Releases connections or threads the store holds; the in-memory store holds none. */
+    @Override
+    default void close() {}
+}
