@@ -235,17 +235,18 @@ public final class DeliveryWorker implements AutoCloseable {
         Instant now = delivery.now();
         listener.onClaimed(dest, Duration.between(now, claim.eligibleAt()));
 
+        if (claim.interruptedAttempt() && !claim.destination().idempotent()) {
+            // The last holder may have sent it, and only a person can tell whether it arrived. Checked
+            // before the maximum age: an 'expired' dead letter invites a replay that could act twice.
+            finish(claim, new Completion.Review(claim.lastClass(), claim.lastStatus(),
+                    "an attempt was interrupted (worker crash or lost lease) after taking its token;"
+                            + " the receiver may have acted on it", now, true));
+            return;
+        }
         if (!now.isBefore(claim.expiresAt())) {
             finish(claim, new Completion.Dead(DeadLetterReason.EXPIRED, null, null,
                     "maximum age of '" + claim.event().type() + "' reached before delivery",
                     delivery.redact(claim.event()), now, false, false));
-            return;
-        }
-        if (claim.interruptedAttempt() && !claim.destination().idempotent()) {
-            // the last holder may have sent it: only a person can tell whether it arrived
-            finish(claim, new Completion.Review(claim.lastClass(), claim.lastStatus(),
-                    "an attempt was interrupted (worker crash or lost lease) after taking its token;"
-                            + " the receiver may have acted on it", now, true));
             return;
         }
 

@@ -613,6 +613,20 @@ abstract class DeliveryContractTest {
     }
 
     @Test
+    void anInterruptedAttemptPastItsMaximumAgeStillGoesToReviewNotToExpiry() {
+        delivery.registerDestination(Fixtures.merchant("legacy", new Rate(100, 100), false));
+        delivery.enqueue(NewEvent.of("legacy", "presence", "{}").withIdempotencyKey("c1"));
+        Claim crashed = store.claim("w-crashed", 1, T0, Duration.ofSeconds(30)).get(0);
+        store.startAttempt(crashed, T0);
+
+        clock.advance(Duration.ofMinutes(6)); // presence: 5 min (§6.5)
+        worker.runOnce();
+
+        assertThat(delivery.entry("legacy", "c1").orElseThrow().state()).isEqualTo(LedgerState.REVIEW);
+        assertThat(delivery.deadLetters(10)).isEmpty();
+    }
+
+    @Test
     void reviewResolvedAsRetrySendsAgainWithTheSameKey() {
         delivery.registerDestination(Fixtures.merchant("legacy", new Rate(100, 100), false));
         transport.answer((k, n) -> n == 1 ? timeout() : ok());
