@@ -40,6 +40,11 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import org.sqlite.SQLiteConfig;
 import org.sqlite.SQLiteDataSource;
 
@@ -110,6 +115,7 @@ public final class JdbcDeliveryStore implements DeliveryStore {
     private final String schema;
     private final String ledgerColumns;
     private final String ledgerFrom;
+    private final GroupCommit groupCommit;
 
     private JdbcDeliveryStore(HikariDataSource ds, Dialect dialect, String schema) {
         this.ds = ds;
@@ -121,6 +127,7 @@ public final class JdbcDeliveryStore implements DeliveryStore {
                 + " l.delivered_micros, e.event_id, e.destination, e.event_type, e.idempotency_key, e.payload,"
                 + " e.created_micros";
         this.ledgerFrom = " FROM " + t.ledger() + " l JOIN " + t.event() + " e ON e.id = l.id";
+        this.groupCommit = dialect == Dialect.SQLITE ? new GroupCommit() : null;
     }
 
     /**
@@ -415,8 +422,7 @@ public final class JdbcDeliveryStore implements DeliveryStore {
 
     @Override
     public AttemptStart startAttempt(Claim claim, Instant now) {
-        long nowMicros = Micros.of(now);
-        return tx("start attempt", c -> {
+        return write("start attempt", c -> {
             if (dialect == Dialect.POSTGRESQL && claim.destination().idempotent()) {
                 // Nothing here must survive a database crash: a lost token is a token refunded, and a
                 // lost 'sending' mark only matters to destinations that cannot deduplicate. Not
@@ -426,80 +432,80 @@ public final class JdbcDeliveryStore implements DeliveryStore {
                     s.execute("SET LOCAL synchronous_commit = off");
                 }
             }
-            // 1. the ledger: done already, or no longer ours?
-            String state;
-            String token;
-            try (PreparedStatement ps = c.prepareStatement("SELECT state, lease_token FROM " + t.ledger()
-                    + " WHERE id = ?")) {
-                ps.setLong(1, claim.ledgerId());
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (!rs.next()) {
-                        return new AttemptStart.LeaseLost();
-                    }
-                    state = rs.getString(1);
-                    token = rs.getString(2);
-                }
-            }
-            if (LedgerState.fromDb(state) == LedgerState.DELIVERED) {
-                return new AttemptStart.Suppressed();
-            }
-            if (!"in_flight".equals(state) || !claim.leaseToken().equals(token)) {
-                return new AttemptStart.LeaseLost();
-            }
-            // 2. one token from the destination's bucket (GCRA: allow when max(tat, now) - now <= (burst - 1) * T)
-            String g = dialect.greatest();
-            int took;
-            try (PreparedStatement ps = c.prepareStatement("UPDATE " + t.destination() + " SET tat_micros = "
-                    + g + "(tat_micros, ?) + interval_micros WHERE name = ? AND enabled = 1 AND "
-                    + g + "(tat_micros, ?) - ? <= (burst - 1) * interval_micros")) {
-                ps.setLong(1, nowMicros);
-                ps.setString(2, claim.destination().name());
-                ps.setLong(3, nowMicros);
-                ps.setLong(4, nowMicros);
-                took = ps.executeUpdate();
-            }
-            if (took == 0) {
-                long tat;
-                long interval;
-                int burst;
-                boolean enabled;
-                try (PreparedStatement ps = c.prepareStatement("SELECT tat_micros, interval_micros, burst, enabled FROM "
-                        + t.destination() + " WHERE name = ?")) {
-                    ps.setString(1, claim.destination().name());
-                    try (ResultSet rs = ps.executeQuery()) {
-                        if (!rs.next()) {
-                            return new AttemptStart.DestinationDisabled();
-                        }
-                        tat = rs.getLong(1);
-                        interval = rs.getLong(2);
-                        burst = rs.getInt(3);
-                        enabled = rs.getInt(4) == 1;
-                    }
-                }
-                if (!enabled) {
-                    return new AttemptStart.DestinationDisabled();
-                }
-                long waitMicros = Math.max(1L, Math.max(tat, nowMicros) - nowMicros - (burst - 1L) * interval);
-                long eligible = nowMicros + waitMicros;
-                int moved = reschedule(c, claim, eligible, nowMicros);
-                if (moved == 0) {
-                    return new AttemptStart.LeaseLost();
-                }
-                return new AttemptStart.NoToken(Duration.ofNanos(waitMicros * 1_000), Micros.toInstant(eligible));
-            }
-            // 3. mark as sending, fenced: if the lease moved on since step 1, roll the token back too
-            try (PreparedStatement ps = c.prepareStatement("UPDATE " + t.ledger() + " SET sending = 1,"
-                    + " updated_micros = ? WHERE id = ? AND lease_token = ? AND state = 'in_flight'")) {
-                ps.setLong(1, nowMicros);
-                ps.setLong(2, claim.ledgerId());
-                ps.setString(3, claim.leaseToken());
-                if (ps.executeUpdate() == 0) {
-                    c.rollback();
-                    return new AttemptStart.LeaseLost();
-                }
-            }
-            return new AttemptStart.Proceed();
+            return startAttemptOn(c, claim, Micros.of(now));
         });
+    }
+
+    /**
+     * The three steps of {@link #startAttempt}. Never rolls back by itself, so that SQLite's group
+     * commit can run several of them in one transaction.
+     */
+    private AttemptStart startAttemptOn(Connection c, Claim claim, long nowMicros) throws SQLException {
+        // 1. the ledger, fenced by the lease: mark the row as sending while it is still ours
+        try (PreparedStatement ps = c.prepareStatement("UPDATE " + t.ledger() + " SET sending = 1,"
+                + " updated_micros = ? WHERE id = ? AND lease_token = ? AND state = 'in_flight'")) {
+            ps.setLong(1, nowMicros);
+            ps.setLong(2, claim.ledgerId());
+            ps.setString(3, claim.leaseToken());
+            if (ps.executeUpdate() == 0) {
+                // not ours any more: delivered meanwhile (suppress), or another worker holds it
+                try (PreparedStatement q = c.prepareStatement("SELECT state FROM " + t.ledger() + " WHERE id = ?")) {
+                    q.setLong(1, claim.ledgerId());
+                    try (ResultSet rs = q.executeQuery()) {
+                        boolean delivered = rs.next() && LedgerState.fromDb(rs.getString(1)) == LedgerState.DELIVERED;
+                        return delivered ? new AttemptStart.Suppressed() : new AttemptStart.LeaseLost();
+                    }
+                }
+            }
+        }
+        // 2. one token from the destination's bucket (GCRA: allow when max(tat, now) - now <= (burst - 1) * T)
+        String g = dialect.greatest();
+        try (PreparedStatement ps = c.prepareStatement("UPDATE " + t.destination() + " SET tat_micros = "
+                + g + "(tat_micros, ?) + interval_micros WHERE name = ? AND enabled = 1 AND "
+                + g + "(tat_micros, ?) - ? <= (burst - 1) * interval_micros")) {
+            ps.setLong(1, nowMicros);
+            ps.setString(2, claim.destination().name());
+            ps.setLong(3, nowMicros);
+            ps.setLong(4, nowMicros);
+            if (ps.executeUpdate() == 1) {
+                return new AttemptStart.Proceed();
+            }
+        }
+        // 3. no token, or the destination is disabled: undo the mark, reschedule or report
+        long tat;
+        long interval;
+        int burst;
+        boolean enabled;
+        try (PreparedStatement ps = c.prepareStatement("SELECT tat_micros, interval_micros, burst, enabled FROM "
+                + t.destination() + " WHERE name = ?")) {
+            ps.setString(1, claim.destination().name());
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    tat = rs.getLong(1);
+                    interval = rs.getLong(2);
+                    burst = rs.getInt(3);
+                    enabled = rs.getInt(4) == 1;
+                } else {
+                    tat = 0;
+                    interval = 1;
+                    burst = 1;
+                    enabled = false;
+                }
+            }
+        }
+        if (!enabled) {
+            try (PreparedStatement ps = c.prepareStatement("UPDATE " + t.ledger() + " SET sending = 0"
+                    + " WHERE id = ? AND lease_token = ?")) {
+                ps.setLong(1, claim.ledgerId());
+                ps.setString(2, claim.leaseToken());
+                ps.executeUpdate();
+            }
+            return new AttemptStart.DestinationDisabled();
+        }
+        long waitMicros = Math.max(1L, Math.max(tat, nowMicros) - nowMicros - (burst - 1L) * interval);
+        long eligible = nowMicros + waitMicros;
+        reschedule(c, claim, eligible, nowMicros);
+        return new AttemptStart.NoToken(Duration.ofNanos(waitMicros * 1_000), Micros.toInstant(eligible));
     }
 
     private int reschedule(Connection c, Claim claim, long eligibleMicros, long nowMicros) throws SQLException {
@@ -519,7 +525,7 @@ public final class JdbcDeliveryStore implements DeliveryStore {
     public boolean finish(Claim claim, Completion completion) {
         long at = Micros.of(completion.at());
         int plus = completion.attempted() ? 1 : 0;
-        return tx("finish attempt", c -> switch (completion) {
+        return write("finish attempt", c -> switch (completion) {
             case Completion.Delivered d -> {
                 try (PreparedStatement ps = c.prepareStatement("UPDATE " + t.ledger() + " SET state = 'delivered',"
                         + " attempts = attempts + 1, last_class = 'success', last_status = ?, last_error = NULL,"
@@ -876,6 +882,9 @@ public final class JdbcDeliveryStore implements DeliveryStore {
 
     @Override
     public void close() {
+        if (groupCommit != null) {
+            groupCommit.close();
+        }
         ds.close();
     }
 
@@ -890,6 +899,136 @@ public final class JdbcDeliveryStore implements DeliveryStore {
     @FunctionalInterface
     private interface Binder {
         void bind(PreparedStatement ps) throws SQLException;
+    }
+
+    /**
+     * A write on the attempt path: on SQLite through the group commit (several attempts' writes in
+     * one transaction, one disk flush), elsewhere in a transaction of its own.
+     */
+    private <T> T write(String what, SqlWork<T> work) {
+        return groupCommit != null ? groupCommit.submit(what, work) : tx(what, work);
+    }
+
+    /**
+     * Group commit for SQLite. SQLite has one writer at a time and flushes the disk once per
+     * commit, so a worker with 16 attempts in flight spends its time waiting for flushes one after
+     * another. Here one thread takes every attempt write queued meanwhile (up to 64), runs them in
+     * one transaction and commits once; each caller waits for that commit before it goes on, so
+     * nothing is acknowledged before it is durable. If the batch fails, each write is retried
+     * alone, so one bad write fails only its own caller. (PostgreSQL groups concurrent commits
+     * itself.)
+     */
+    private final class GroupCommit {
+        private static final int MAX_BATCH = 64;
+
+        private record Job<T>(String what, SqlWork<T> work, CompletableFuture<T> result) {
+        }
+
+        private final BlockingQueue<Job<?>> queue = new LinkedBlockingQueue<>();
+        private final Thread thread;
+        private volatile boolean closed;
+
+        GroupCommit() {
+            thread = new Thread(this::loop, "sluice-delivery-sqlite-group-commit");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        <T> T submit(String what, SqlWork<T> work) {
+            if (closed) {
+                return tx(what, work);
+            }
+            Job<T> job = new Job<>(what, work, new CompletableFuture<>());
+            queue.add(job);
+            if (closed && queue.remove(job)) { // closed meanwhile: nobody will take it
+                return tx(what, work);
+            }
+            try {
+                return job.result().join(); // uninterruptible: the write may be committing right now
+            } catch (CompletionException e) {
+                if (e.getCause() instanceof RuntimeException re) {
+                    throw re;
+                }
+                if (e.getCause() instanceof Error err) {
+                    throw err;
+                }
+                throw e;
+            }
+        }
+
+        private void loop() {
+            List<Job<?>> batch = new ArrayList<>(MAX_BATCH);
+            while (!closed || !queue.isEmpty()) {
+                try {
+                    Job<?> first = queue.poll(100, TimeUnit.MILLISECONDS);
+                    if (first == null) {
+                        continue;
+                    }
+                    batch.clear();
+                    batch.add(first);
+                    queue.drainTo(batch, MAX_BATCH - 1);
+                    run(batch);
+                } catch (InterruptedException e) {
+                    closed = true;
+                } catch (RuntimeException | Error e) {
+                    for (Job<?> j : batch) {
+                        j.result().completeExceptionally(e);
+                    }
+                }
+            }
+        }
+
+        private void run(List<Job<?>> batch) {
+            if (batch.size() > 1) {
+                List<Object> results;
+                try {
+                    results = tx("group commit", c -> {
+                        List<Object> r = new ArrayList<>(batch.size());
+                        for (Job<?> j : batch) {
+                            r.add(j.work().run(c));
+                        }
+                        return r;
+                    });
+                } catch (RuntimeException e) {
+                    results = null; // rolled back whole: fall through to one transaction each
+                }
+                if (results != null) {
+                    for (int i = 0; i < batch.size(); i++) {
+                        complete(batch.get(i), results.get(i));
+                    }
+                    return;
+                }
+            }
+            for (Job<?> j : batch) {
+                runAlone(j);
+            }
+        }
+
+        private <T> void runAlone(Job<T> j) {
+            try {
+                j.result().complete(tx(j.what(), j.work()));
+            } catch (RuntimeException | Error e) {
+                j.result().completeExceptionally(e);
+            }
+        }
+
+        @SuppressWarnings("unchecked")
+        private <T> void complete(Job<T> j, Object result) {
+            j.result().complete((T) result);
+        }
+
+        void close() {
+            closed = true; // no interrupt: it could fail a commit in progress; the poll ends in 100 ms
+            try {
+                thread.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            Job<?> left;
+            while ((left = queue.poll()) != null) {
+                runAlone(left);
+            }
+        }
     }
 
     /** Runs {@code work} in one transaction, retrying it whole on lock conflicts and deadlocks. */
