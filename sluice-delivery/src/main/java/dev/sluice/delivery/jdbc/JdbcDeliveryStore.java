@@ -55,9 +55,10 @@ import org.sqlite.SQLiteDataSource;
  * <ul>
  *   <li><b>SQLite</b>: one file, WAL journal, {@code synchronous=FULL} by default (a committed
  *       enqueue survives power loss, not only a process crash), every write transaction begun
- *       {@code IMMEDIATE} so writers queue on the file lock instead of failing on upgrade. One
- *       writer at a time: it is a single-node store; run several workers on one machine at most,
- *       and use PostgreSQL for replicas.</li>
+ *       {@code IMMEDIATE} so writers queue on the file lock instead of failing on upgrade, and
+ *       the attempt path's writes group-committed (one flush for every write queued meanwhile).
+ *       One writer at a time: it is a single-node store; prefer one worker with more concurrency
+ *       to several workers on one file, and use PostgreSQL for replicas.</li>
  *   <li><b>PostgreSQL</b>: claims lock rows with {@code FOR UPDATE SKIP LOCKED}, so replicas never
  *       claim the same row (SPEC §6.7); an optional schema keeps Sluice's tables apart.</li>
  * </ul>
