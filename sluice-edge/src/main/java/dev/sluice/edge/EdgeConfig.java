@@ -5,7 +5,9 @@ import dev.sluice.edge.config.EdgeConfigReader;
 import dev.sluice.edge.config.ListenConfig;
 import dev.sluice.edge.config.ProblemConfig;
 import dev.sluice.edge.config.UpstreamConfig;
+import dev.sluice.edge.decision.BearerCredential;
 import dev.sluice.edge.route.RouteTable;
+import dev.sluice.limiter.BurstPolicy;
 import dev.sluice.limiter.Plan;
 import dev.sluice.limiter.config.ConfigException;
 import dev.sluice.limiter.config.ConfigNode;
@@ -63,7 +65,7 @@ public final class EdgeConfig {
 
     /** The built-in plan of anonymous routes: 5 requests per minute per client IP (SPEC §3.7). */
     public static final Plan DEFAULT_ANONYMOUS_PLAN =
-            Plan.of("anonymous", dev.sluice.limiter.BurstPolicy.of("per-ip", 5, 60));
+            Plan.of("anonymous", BurstPolicy.of("per-ip", 5, 60));
 
     /** The default soft-limit threshold, percent of a quota policy (SPEC §3.8). */
     public static final int DEFAULT_SOFT_LIMIT_PERCENT = 80;
@@ -244,8 +246,7 @@ public final class EdgeConfig {
             throw new IllegalArgumentException("unknown plan \"" + planName + "\" (plans: "
                     + String.join(", ", plans.keySet()) + ")");
         }
-        if (!(dev.sluice.edge.decision.BearerCredential.parse(List.of("Bearer " + apiKey))
-                instanceof dev.sluice.edge.decision.BearerCredential.Token)) {
+        if (!(BearerCredential.parse(List.of("Bearer " + apiKey)) instanceof BearerCredential.Token)) {
             throw new IllegalArgumentException("apiKey: not a valid bearer token: \"" + apiKey + "\"");
         }
         Map<String, KeyBinding> more = new LinkedHashMap<>(keys);

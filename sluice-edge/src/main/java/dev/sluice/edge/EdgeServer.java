@@ -17,6 +17,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
@@ -164,7 +165,7 @@ public final class EdgeServer implements AutoCloseable {
     }
 
     private static Channel bind(ServerBootstrap b, String host, int port, String what) {
-        io.netty.channel.ChannelFuture f = b.bind(host, port).awaitUninterruptibly();
+        ChannelFuture f = b.bind(host, port).awaitUninterruptibly();
         if (!f.isSuccess()) {
             throw new IllegalStateException(what + ": cannot listen on " + host + ":" + port + ": "
                     + f.cause().getMessage(), f.cause());

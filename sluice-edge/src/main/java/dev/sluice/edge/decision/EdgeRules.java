@@ -3,6 +3,7 @@ package dev.sluice.edge.decision;
 import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.response.Problems;
 import dev.sluice.edge.route.RouteTable;
+import dev.sluice.limiter.Plan;
 import dev.sluice.limiter.config.KeyBinding;
 import java.util.HashMap;
 import java.util.Map;
@@ -54,7 +55,7 @@ public final class EdgeRules {
         return config.softLimitPercent();
     }
 
-    public dev.sluice.limiter.Plan anonymousPlan() {
+    public Plan anonymousPlan() {
         return config.anonymousPlan();
     }
 }

@@ -7,6 +7,7 @@ import dev.sluice.edge.response.EdgeResponse;
 import dev.sluice.edge.response.Header;
 import dev.sluice.edge.response.Problems;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -34,6 +35,7 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayDeque;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -175,7 +177,7 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
         try {
             decision = edge.decider().decide(head);
         } catch (RuntimeException e) {
-            decision = java.util.concurrent.CompletableFuture.failedFuture(e);
+            decision = CompletableFuture.failedFuture(e);
         }
         decision.whenComplete((verdict, error) -> {
             if (ctx.executor().inEventLoop()) {
@@ -300,7 +302,7 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
      * After answering a request whose body is still arriving: stop writing, keep reading (and
      * discarding) for a moment so the client can read the answer before the close, then close.
      */
-    private void lingeringClose(io.netty.channel.ChannelFuture written) {
+    private void lingeringClose(ChannelFuture written) {
         Channel ch = written.channel();
         if (!written.isSuccess() || !(ch instanceof DuplexChannel duplex)) {
             ch.close();

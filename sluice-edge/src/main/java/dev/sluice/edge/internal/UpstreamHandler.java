@@ -5,6 +5,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.util.ReferenceCountUtil;
+import java.io.IOException;
 
 /**
  * The last handler of a pooled upstream connection: hands the response to the exchange that holds
@@ -65,7 +66,7 @@ final class UpstreamHandler extends ChannelInboundHandlerAdapter {
         UpstreamListener l = listener;
         listener = null;
         if (l != null) {
-            l.onUpstreamFailure(new java.io.IOException("upstream closed the connection"));
+            l.onUpstreamFailure(new IOException("upstream closed the connection"));
         }
         ctx.fireChannelInactive();
     }
