@@ -60,6 +60,7 @@ import org.slf4j.LoggerFactory;
 public final class EdgeServer implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(EdgeServer.class);
+    private static final long QUIET_PERIOD_MILLIS = 50;
 
     private final EventLoopGroup group;
     private final Channel server;
@@ -270,7 +271,10 @@ public final class EdgeServer implements AutoCloseable {
         }
         connections.close().awaitUninterruptibly(2_000);
         pool.close();
-        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(Duration.ofSeconds(5).toMillis());
+        // a short quiet period lets the pipelines of just-closed connections tear down (and release
+        // their buffers) on their loops instead of having those tasks rejected by a terminated loop
+        group.shutdownGracefully(QUIET_PERIOD_MILLIS, 2_000, TimeUnit.MILLISECONDS)
+                .awaitUninterruptibly(Duration.ofSeconds(5).toMillis());
         if (ownsStore) {
             store.close();
         }

@@ -272,6 +272,9 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
             } else {
                 ctx.writeAndFlush(msg);
             }
+            // keep reading: a stream closed with auto-read off never drains (and so never releases) the DATA
+            // frames Netty queued for it; reading takes and releases them, then the stream channel closes
+            updateRead();
             return;
         }
         long remaining = ex.announced < 0 ? Long.MAX_VALUE : ex.announced - ex.bodyBytesSeen;
@@ -322,6 +325,7 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
             ctx.writeAndFlush(resp).addListener(f -> resetStream(Http2Error.NO_ERROR));
             exchange = null;
             closing = true; // this stream is over
+            updateRead();
             return;
         }
         HttpUtil.setKeepAlive(resp, false);

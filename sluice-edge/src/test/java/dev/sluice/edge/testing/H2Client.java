@@ -168,6 +168,6 @@ public final class H2Client implements AutoCloseable {
     @Override
     public void close() {
         connection.close().syncUninterruptibly();
-        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        group.shutdownGracefully(50, 1_000, TimeUnit.MILLISECONDS).syncUninterruptibly();
     }
 }

@@ -34,6 +34,12 @@ public final class LeakWatch implements LauncherSessionListener {
      * if any leak was reported since the run began.
      */
     public static void assertNoLeaks() {
+        collect();
+        assertThat(LEAKS).as("Netty leak reports (paranoid detection)").isEmpty();
+    }
+
+    /** Collects garbage and nudges the detectors, so leaks of collected buffers are reported now. */
+    public static void collect() {
         for (int round = 0; round < 3; round++) {
             System.gc();
             System.runFinalization();
@@ -47,7 +53,6 @@ public final class LeakWatch implements LauncherSessionListener {
                 }
             }
         }
-        assertThat(LEAKS).as("Netty leak reports (paranoid detection)").isEmpty();
     }
 
     /** The number of leak reports so far. */
