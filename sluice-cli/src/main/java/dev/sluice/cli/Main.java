@@ -2,6 +2,7 @@ package dev.sluice.cli;
 
 import dev.sluice.cli.explain.ExplainCommand;
 import dev.sluice.cli.replay.ReplayCommand;
+import dev.sluice.cli.simulate.SimulateCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -14,7 +15,8 @@ import picocli.CommandLine.Command;
         subcommands = {
             CommandLine.HelpCommand.class,
             ExplainCommand.class,
-            ReplayCommand.class
+            ReplayCommand.class,
+            SimulateCommand.class
         })
 public final class Main implements Runnable {
 

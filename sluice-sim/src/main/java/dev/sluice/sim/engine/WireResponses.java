@@ -1,0 +1,98 @@
+package dev.sluice.sim.engine;
+
+import dev.sluice.client.core.Answer;
+import dev.sluice.wire.dialect.DialectRegistry;
+import dev.sluice.wire.http.HttpFields;
+import dev.sluice.wire.http.ResponseView;
+import dev.sluice.wire.snapshot.RateLimitSnapshot;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The wire between the simulated edge and the simulated SDKs: the server writes the header fields
+ * and problem body the edge writes (SPEC §2, §3.4), and every client reads them through
+ * {@code sluice-wire}'s standard dialect registry, exactly as {@code SluiceHttpClient} does. Reading
+ * is memoised on the exact bytes of the response (and the wall-clock second when a quota's reset
+ * instant depends on it), because a fleet of 10,000 clients sees the same few thousand distinct
+ * responses millions of times. Not thread-safe.
+ */
+final class WireResponses {
+
+    /** The problem-type base URI (configuration at the edge, SPEC §3.4). */
+    static final String PROBLEM_BASE = "https://sluice.example/errors/";
+
+    private static final int MAX_CACHED = 100_000;
+
+    private final DialectRegistry registry = DialectRegistry.standard();
+    private final Map<String, Answer.Response> cache = new HashMap<>();
+
+    /**
+     * The answer a client receives.
+     *
+     * @param status the HTTP status
+     * @param retryAfterSeconds the Retry-After delay-seconds, or -1 for none
+     * @param policyField the {@code RateLimit-Policy} value, or {@code null}
+     * @param rateLimitField the {@code RateLimit} value, or {@code null}
+     * @param problemCode the problem type's code ({@code rate_limited}), or {@code null} for no body
+     * @param limit the policy that denied (problem {@code limit}), or {@code null}
+     * @param wallNow the client's wall clock
+     * @param wallClockMatters whether the reading depends on the wall clock (quota reset instants)
+     */
+    Answer.Response answer(int status, long retryAfterSeconds, String policyField, String rateLimitField,
+            String problemCode, String limit, Instant wallNow, boolean wallClockMatters) {
+        StringBuilder key = new StringBuilder(64).append(status).append('|').append(retryAfterSeconds).append('|')
+                .append(policyField).append('|').append(rateLimitField).append('|').append(problemCode).append('|')
+                .append(limit);
+        if (wallClockMatters) {
+            key.append('|').append(wallNow.getEpochSecond());
+        }
+        String k = key.toString();
+        Answer.Response cached = cache.get(k);
+        if (cached != null) {
+            return cached;
+        }
+        HttpFields.Builder h = HttpFields.builder();
+        if (policyField != null) {
+            h.add("RateLimit-Policy", policyField);
+        }
+        if (rateLimitField != null) {
+            h.add("RateLimit", rateLimitField);
+        }
+        if (retryAfterSeconds >= 0) {
+            h.add("Retry-After", Long.toString(retryAfterSeconds));
+        }
+        String body = null;
+        String type = null;
+        if (problemCode != null) {
+            type = PROBLEM_BASE + problemCode;
+            h.add("Content-Type", "application/problem+json");
+            h.add("Cache-Control", "no-store");
+            body = problemBody(type, status, problemCode, limit, retryAfterSeconds);
+        }
+        RateLimitSnapshot snapshot = registry.read(new ResponseView(status, h.build(), body), wallNow);
+        Answer.Response answer = new Answer.Response(snapshot, type);
+        if (cache.size() >= MAX_CACHED) {
+            cache.clear();
+        }
+        cache.put(k, answer);
+        return answer;
+    }
+
+    /** An RFC 9457 body with the SPEC §3.4 extensions; names are ASCII tokens, so no escaping is needed. */
+    private static String problemBody(String type, int status, String code, String limit, long retryAfterSeconds) {
+        StringBuilder b = new StringBuilder(160).append("{\"type\":\"").append(type).append("\",\"title\":\"")
+                .append(code).append("\",\"status\":").append(status).append(",\"detail\":\"simulated\"");
+        if (limit != null) {
+            b.append(",\"limit\":\"").append(limit).append("\",\"violated-policies\":[\"").append(limit).append("\"]");
+        }
+        if (retryAfterSeconds >= 0) {
+            b.append(",\"retry_after_s\":").append(retryAfterSeconds);
+        }
+        return b.append('}').toString();
+    }
+
+    int cachedResponses() {
+        return cache.size();
+    }
+}
