@@ -115,9 +115,11 @@ public final class ScenarioReader {
         }
         String description = top.text("description", "");
         Duration duration = top.duration("duration", null);
-        if (duration == null) {
+        if (!top.has("duration")) {
             problems.add(root, "duration: required (simulated time, e.g. 60s)");
-            duration = Duration.ofSeconds(1);
+        }
+        if (duration == null) {
+            duration = Duration.ofSeconds(1); // absent or malformed: reported above
         } else if (duration.compareTo(Duration.ofSeconds(1)) < 0 || duration.compareTo(MAX_DURATION) > 0) {
             problems.add(top.node("duration"), "must be between 1s and 24h, was " + top.node("duration").describe());
             duration = Duration.ofSeconds(1);
@@ -387,8 +389,8 @@ public final class ScenarioReader {
             Duration from = s.duration("from", Duration.ZERO);
             Duration to = s.duration("to", Duration.ZERO);
             if (from.compareTo(to) >= 0) {
-                problems.add(s.node("to"), "must be after from (" + s.node("from").describe() + "), was "
-                        + s.node("to").describe());
+                problems.add(s.node("to"), "must be after from (" + s.node("from").text() + "), was "
+                        + s.node("to").text());
             }
             int status = (int) s.integer("status", 503, 400, 599);
             if (status != 429 && status != 503) {

@@ -74,10 +74,11 @@ final class Section {
             problems.add(n, "must be a duration like 5s or 250ms, was " + n.describe());
             return dflt;
         }
-        return parseDuration(n);
+        Duration d = parseDuration(n);
+        return d == null ? dflt : d;
     }
 
-    /** A duration that may be {@code none} (or YAML null) for "absent". */
+    /** A duration that may be {@code none} (or YAML null) for "absent"; a malformed one reads as {@code dflt}. */
     Duration optionalDuration(String name, Duration dflt) {
         ConfigNode n = node(name);
         if (n == null) {
@@ -115,13 +116,13 @@ final class Section {
                 BigDecimal nanos = amount.multiply(nanosPerUnit);
                 if (nanos.compareTo(BigDecimal.valueOf(366L * 86_400 * 1_000_000_000L)) > 0) {
                     problems.add(n, "must be at most 366 days, was " + n.describe());
-                    return Duration.ZERO;
+                    return null;
                 }
                 return Duration.ofNanos(nanos.longValue());
             }
         }
         problems.add(n, "must be a duration like 5s, 250ms, 2m or 1h, was " + n.describe());
-        return Duration.ZERO;
+        return null;
     }
 
     long integer(String name, long dflt, long min, long max) {
