@@ -11,7 +11,6 @@ import dev.sluice.limiter.Plan;
 import dev.sluice.limiter.Policy;
 import dev.sluice.limiter.PolicyState;
 import dev.sluice.limiter.QuotaPolicy;
-import dev.sluice.limiter.headers.RateLimitFields;
 import dev.sluice.limiter.memory.InMemoryLimiterStore;
 import dev.sluice.sim.scenario.ServerSettings;
 import dev.sluice.time.ManualTimeSource;
@@ -38,7 +37,6 @@ final class SimServer {
     private final InMemoryLimiterStore store;
     private final Plan plan;
     private final String[] keys;
-    private final boolean quotaPolicy;
     private final Costs costs;
     private final long[] outageFrom;
     private final long[] outageTo;
@@ -62,7 +60,6 @@ final class SimServer {
             }
             this.plan = Plan.of("simulated", policies);
             this.store = new InMemoryLimiterStore(time);
-            this.quotaPolicy = plan.hasQuotaPolicy();
             this.keys = new String[clients];
             for (int i = 0; i < clients; i++) {
                 keys[i] = settings.limit().scope() == ServerSettings.Scope.GLOBAL ? "fleet" : "client-" + i;
@@ -70,7 +67,6 @@ final class SimServer {
         } else {
             this.plan = null;
             this.store = null;
-            this.quotaPolicy = false;
             this.keys = null;
         }
         int n = settings.outages().size();
@@ -102,13 +98,11 @@ final class SimServer {
             Decision d = store.decide(keys[client], plan, costs);
             switch (d) {
                 case Denied denied -> {
-                    return reject(429, denied.retryAfterSeconds(), plan.rateLimitPolicyField(),
-                            RateLimitFields.rateLimitField(denied.states()), denied.outcome().wireName(),
-                            denied.policy().name());
+                    return reject(429, denied.retryAfterSeconds(), plan, denied.states(),
+                            denied.outcome().wireName(), denied.policy().name());
                 }
                 case CostExceedsBurst c -> {
-                    return reject(400, -1, plan.rateLimitPolicyField(),
-                            RateLimitFields.rateLimitField(store.usage(keys[client], plan)), "cost_exceeds_burst",
+                    return reject(400, -1, plan, store.usage(keys[client], plan), "cost_exceeds_burst",
                             c.policy().name());
                 }
                 case Allowed a -> allowed = a;
@@ -126,13 +120,11 @@ final class SimServer {
                 states = store.usage(keys[client], plan);
             }
             long ra = c.retryAfter() == null ? -1 : ceilSeconds(c.retryAfter().toNanos());
-            return reject(503, ra, plan == null ? null : plan.rateLimitPolicyField(),
-                    states == null ? null : RateLimitFields.rateLimitField(states), "overloaded", null);
+            return reject(503, ra, plan, states, "overloaded", null);
         }
         inService++;
-        Answer.Response ok = wire.answer(200, -1, plan == null ? null : plan.rateLimitPolicyField(),
-                allowed == null ? null : RateLimitFields.rateLimitField(allowed.states()), null, null, time.now(),
-                quotaPolicy);
+        Answer.Response ok = wire.answer(200, -1, plan, allowed == null ? null : allowed.states(), null, null,
+                time.now());
         return new Verdict(ok, true, serviceNanos());
     }
 
@@ -141,10 +133,9 @@ final class SimServer {
         inService--;
     }
 
-    private Verdict reject(int status, long retryAfterSeconds, String policyField, String rateLimitField,
-            String code, String limit) {
-        return new Verdict(wire.answer(status, retryAfterSeconds, policyField, rateLimitField, code, limit, time.now(),
-                quotaPolicy), false, 0);
+    private Verdict reject(int status, long retryAfterSeconds, Plan plan, List<PolicyState> states, String code,
+            String limit) {
+        return new Verdict(wire.answer(status, retryAfterSeconds, plan, states, code, limit, time.now()), false, 0);
     }
 
     private boolean takeCapacity(long now) {

@@ -6,8 +6,14 @@ import dev.sluice.wire.http.HttpFields;
 import dev.sluice.wire.http.ResponseView;
 import dev.sluice.wire.snapshot.RateLimitSnapshot;
 import java.time.Instant;
+import dev.sluice.limiter.Plan;
+import dev.sluice.limiter.PolicyState;
+import dev.sluice.limiter.headers.RateLimitFields;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * The wire between the simulated edge and the simulated SDKs: the server writes the header fields
@@ -25,39 +31,43 @@ final class WireResponses {
     private static final int MAX_CACHED = 100_000;
 
     private final DialectRegistry registry = DialectRegistry.standard();
-    private final Map<String, Answer.Response> cache = new HashMap<>();
+    private final Map<Key, Answer.Response> cache = new HashMap<>();
 
     /**
      * The answer a client receives.
      *
      * @param status the HTTP status
      * @param retryAfterSeconds the Retry-After delay-seconds, or -1 for none
-     * @param policyField the {@code RateLimit-Policy} value, or {@code null}
-     * @param rateLimitField the {@code RateLimit} value, or {@code null}
+     * @param plan the limiter plan whose fields the edge writes, or {@code null} for none
+     * @param states the {@code RateLimit} members (plan order), or {@code null}
      * @param problemCode the problem type's code ({@code rate_limited}), or {@code null} for no body
      * @param limit the policy that denied (problem {@code limit}), or {@code null}
-     * @param wallNow the client's wall clock
-     * @param wallClockMatters whether the reading depends on the wall clock (quota reset instants)
+     * @param wallNow the client's wall clock; part of the key only when the plan has a quota policy
+     *     (a quota's reset instant depends on it)
      */
-    Answer.Response answer(int status, long retryAfterSeconds, String policyField, String rateLimitField,
-            String problemCode, String limit, Instant wallNow, boolean wallClockMatters) {
-        StringBuilder key = new StringBuilder(64).append(status).append('|').append(retryAfterSeconds).append('|')
-                .append(policyField).append('|').append(rateLimitField).append('|').append(problemCode).append('|')
-                .append(limit);
-        if (wallClockMatters) {
-            key.append('|').append(wallNow.getEpochSecond());
+    Answer.Response answer(int status, long retryAfterSeconds, Plan plan, List<PolicyState> states,
+            String problemCode, String limit, Instant wallNow) {
+        boolean wallClockMatters = plan != null && plan.hasQuotaPolicy();
+        int n = states == null ? 0 : states.size();
+        long[] numbers = new long[3 + 2 * n];
+        numbers[0] = status;
+        numbers[1] = retryAfterSeconds;
+        numbers[2] = wallClockMatters ? wallNow.getEpochSecond() : 0;
+        for (int i = 0; i < n; i++) {
+            numbers[3 + 2 * i] = states.get(i).remaining();
+            numbers[4 + 2 * i] = states.get(i).resetSeconds();
         }
-        String k = key.toString();
-        Answer.Response cached = cache.get(k);
+        Key key = new Key(numbers, plan, problemCode, limit);
+        Answer.Response cached = cache.get(key);
         if (cached != null) {
             return cached;
         }
         HttpFields.Builder h = HttpFields.builder();
-        if (policyField != null) {
-            h.add("RateLimit-Policy", policyField);
+        if (plan != null) {
+            h.add("RateLimit-Policy", plan.rateLimitPolicyField());
         }
-        if (rateLimitField != null) {
-            h.add("RateLimit", rateLimitField);
+        if (states != null) {
+            h.add("RateLimit", RateLimitFields.rateLimitField(states));
         }
         if (retryAfterSeconds >= 0) {
             h.add("Retry-After", Long.toString(retryAfterSeconds));
@@ -75,8 +85,22 @@ final class WireResponses {
         if (cache.size() >= MAX_CACHED) {
             cache.clear();
         }
-        cache.put(k, answer);
+        cache.put(key, answer);
         return answer;
+    }
+
+    /** What makes two responses byte-identical: the numbers on the wire, the plan, the problem. */
+    private record Key(long[] numbers, Plan plan, String code, String limit) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && Arrays.equals(numbers, k.numbers) && Objects.equals(plan, k.plan)
+                    && Objects.equals(code, k.code) && Objects.equals(limit, k.limit);
+        }
+
+        @Override
+        public int hashCode() {
+            return Arrays.hashCode(numbers) * 31 + Objects.hash(plan, code, limit);
+        }
     }
 
     /** An RFC 9457 body with the SPEC §3.4 extensions; names are ASCII tokens, so no escaping is needed. */
