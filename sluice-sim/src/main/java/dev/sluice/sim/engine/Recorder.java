@@ -224,7 +224,7 @@ final class Recorder {
         return new Headline(v);
     }
 
-    /** Seconds after the incident until requests stay within 10 % of calls (plus one) for 10 s. */
+    /** Seconds after the incident until requests stay within 10 % of calls (plus one) for 10 s, or to the end. */
     private double recovery(double incidentEndSecond) {
         if (Double.isNaN(incidentEndSecond)) {
             return Double.NaN;
@@ -241,7 +241,8 @@ final class Recorder {
                 calm = 0;
             }
         }
-        return -1;
+        // calm from some second to the end of a run that ends less than 10 s later counts too
+        return calm > 0 ? seconds - calm - incidentEndSecond : -1;
     }
 
     private static long sum(long[] a, int from, int to) {

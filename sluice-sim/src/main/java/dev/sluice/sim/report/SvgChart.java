@@ -26,7 +26,7 @@ public final class SvgChart {
     private static final int PANEL_HEIGHT = 230;
     private static final int LEFT = 70;
     private static final int RIGHT = 20;
-    private static final int TOP = 46;
+    private static final int TOP = 74;
     private static final int GAP = 64;
     private static final String FONT = "font-family=\"Helvetica, Arial, sans-serif\"";
 
@@ -178,12 +178,12 @@ public final class SvgChart {
     private static void legend(StringBuilder svg, List<String[]> entries) {
         int x = LEFT;
         for (String[] e : entries) {
-            svg.append("<line x1=\"").append(x).append("\" y1=\"30\" x2=\"").append(x + 22).append("\" y2=\"30\" stroke=\"")
+            svg.append("<line x1=\"").append(x).append("\" y1=\"36\" x2=\"").append(x + 22).append("\" y2=\"36\" stroke=\"")
                     .append(e[1]).append("\" stroke-width=\"2.5\"");
             if (e[2] != null) {
                 svg.append(" stroke-dasharray=\"").append(e[2]).append('"');
             }
-            svg.append("/>\n<text x=\"").append(x + 27).append("\" y=\"34\" ").append(FONT).append(" font-size=\"12\">")
+            svg.append("/>\n<text x=\"").append(x + 27).append("\" y=\"40\" ").append(FONT).append(" font-size=\"12\">")
                     .append(xml(e[0])).append("</text>\n");
             x += 40 + 7 * e[0].length();
         }
