@@ -11,6 +11,7 @@ import dev.sluice.limiter.Plan;
 import dev.sluice.limiter.Policy;
 import dev.sluice.limiter.PolicyState;
 import dev.sluice.limiter.QuotaPolicy;
+import dev.sluice.limiter.Unavailable;
 import dev.sluice.limiter.memory.InMemoryLimiterStore;
 import dev.sluice.sim.scenario.ServerSettings;
 import dev.sluice.time.ManualTimeSource;
@@ -104,6 +105,9 @@ final class SimServer {
                 case CostExceedsBurst c -> {
                     return reject(400, -1, plan, store.usage(keys[client], plan), "cost_exceeds_burst",
                             c.policy().name());
+                }
+                case Unavailable u -> { // a shared store failing closed (SPEC §3.14); the in-memory one never does
+                    return reject(503, u.retryAfterSeconds(), plan, null, "overloaded", null);
                 }
                 case Allowed a -> allowed = a;
             }
