@@ -2,6 +2,7 @@ package dev.sluice.cli;
 
 import dev.sluice.cli.explain.ExplainCommand;
 import dev.sluice.cli.replay.ReplayCommand;
+import dev.sluice.cli.simulate.SimulateCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -16,6 +17,7 @@ import picocli.CommandLine.Command;
             dev.sluice.cli.deliver.DeliverCommand.class,
             ExplainCommand.class,
             ReplayCommand.class,
+            SimulateCommand.class,
             dev.sluice.cli.edge.EdgeCommand.class
         })
 public final class Main implements Runnable {
