@@ -11,8 +11,8 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -55,8 +55,7 @@ class EdgeCommandTest {
                 if (m.find()) {
                     break;
                 }
-                CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(20, TimeUnit.MILLISECONDS))
-                        .join();
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20)); // bounded wait for the start-up line
             }
             assertThat(m).isNotNull();
             assertThat(m.find(0)).as(out.toString()).isTrue();
