@@ -1,5 +1,6 @@
 package dev.sluice.cli;
 
+import dev.sluice.cli.replay.ReplayCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -9,7 +10,10 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         version = "sluice 0.1.0-SNAPSHOT",
         description = "Both halves of the HTTP rate-limit contract: edge, SDK, queue, delivery, simulator.",
-        subcommands = {CommandLine.HelpCommand.class})
+        subcommands = {
+            CommandLine.HelpCommand.class,
+            ReplayCommand.class
+        })
 public final class Main implements Runnable {
 
     @CommandLine.Spec

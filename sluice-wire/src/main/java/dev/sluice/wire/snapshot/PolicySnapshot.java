@@ -1,10 +1,14 @@
 package dev.sluice.wire.snapshot;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * One limit as a response reported it, normalised from any dialect (SPEC §2.6). Every component
- * but {@code kind} may be {@code null}: dialects report different subsets.
+ * but {@code kind} and {@code attributes} may be {@code null}: dialects report different subsets.
  *
  * @param name the policy name ({@code "burst"}, GitHub's resource {@code "core"}, OpenAI's
  *     {@code "requests"} / {@code "tokens"}); {@code null} when the dialect names none
@@ -12,12 +16,22 @@ import java.time.Duration;
  * @param windowSeconds {@code w}: the window length in seconds
  * @param remaining {@code r}: units left now, never negative
  * @param resetIn {@code t}: time until the window resets, relative to the response's own time
- *     (its {@code Date} when present), never negative; millisecond precision
+ *     (its {@code Date} when present), never negative; millisecond precision. An absolute reset
+ *     (GitHub epoch seconds, Anthropic RFC 3339) is converted with the response's {@code Date}
+ *     (skew-proof, R04), exactly: safety margins belong to the caller's pacer
  * @param quotaUnit {@code qu}: {@code "requests"}, {@code "content-bytes"},
  *     {@code "concurrent-requests"}, a vendor unit such as {@code "tokens"}, or {@code null}
  * @param kind whether spending this policy out clears in seconds ({@link PolicyKind#BURST}) or at
  *     a calendar reset ({@link PolicyKind#QUOTA}); {@link PolicyKind#UNKNOWN} when the response
  *     does not say
+ * @param used units already spent in this window when the dialect says so (GitHub
+ *     {@code x-ratelimit-used}, Shopify {@code 32/40}), else {@code null}; never negative
+ * @param resetAt the reset instant on the server's clock: as the server stated it (epoch seconds,
+ *     RFC 3339), else the response's time plus {@code resetIn}; {@code null} when unknown. For
+ *     display and for a quota's reset instant; waits use {@code resetIn}
+ * @param attributes further facts the dialect reported for this policy (draft-11 {@code pk} as
+ *     canonical base64, unregistered parameters such as {@code burst}, a Salesforce
+ *     {@code appName}); never {@code null}, insertion-ordered
  */
 public record PolicySnapshot(
         String name,
@@ -26,7 +40,10 @@ public record PolicySnapshot(
         Long remaining,
         Duration resetIn,
         String quotaUnit,
-        PolicyKind kind) {
+        PolicyKind kind,
+        Long used,
+        Instant resetAt,
+        Map<String, String> attributes) {
 
     public PolicySnapshot {
         if (kind == null) {
@@ -35,15 +52,192 @@ public record PolicySnapshot(
         if (remaining != null && remaining < 0) {
             remaining = 0L;
         }
+        if (used != null && used < 0) {
+            used = 0L;
+        }
         if (resetIn != null && resetIn.isNegative()) {
             resetIn = Duration.ZERO;
         }
+        attributes = attributes == null || attributes.isEmpty()
+                ? Map.of()
+                : Collections.unmodifiableMap(new LinkedHashMap<>(attributes));
+    }
+
+    /** The original seven-component shape; {@code used}, {@code resetAt} and attributes empty. */
+    public PolicySnapshot(String name, Long quota, Long windowSeconds, Long remaining, Duration resetIn,
+            String quotaUnit, PolicyKind kind) {
+        this(name, quota, windowSeconds, remaining, resetIn, quotaUnit, kind, null, null, Map.of());
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** True when the response says nothing is left ({@code remaining == 0}). */
+    public boolean isExhausted() {
+        return remaining != null && remaining == 0;
+    }
+
+    /**
+     * How long a caller must wait before this policy admits anything: {@code resetIn} when
+     * exhausted (zero when the reset is unknown), else zero.
+     */
+    public Duration waitIfExhausted() {
+        if (!isExhausted() || resetIn == null) {
+            return Duration.ZERO;
+        }
+        return resetIn;
+    }
+
+    /** {@code resetIn} in milliseconds, or {@code null}. */
+    public Long resetMillis() {
+        return resetIn == null ? null : resetIn.toMillis();
     }
 
     /** Whether a spent policy of this kind clears in seconds or at a window reset. */
     public enum PolicyKind {
+        /** A token bucket / short window: spending it out clears in seconds (rate_limited). */
         BURST,
+        /** A calendar or long window (an hour or more, daily, monthly, credits): quota_exhausted. */
         QUOTA,
-        UNKNOWN
+        /** The response does not tell. */
+        UNKNOWN;
+
+        /** Windows of at least this many seconds are quota policies (SPEC §1: hours away). */
+        public static final long QUOTA_WINDOW_SECONDS = 3_600L;
+
+        /**
+         * The kind the response implies: by window when known (≥ 1 hour → {@link #QUOTA}, else
+         * {@link #BURST}), else by a name that says a calendar period or a quota
+         * ({@code daily}, {@code monthly}, {@code tenant-app-quota}, ...) or a short period
+         * ({@code burst}, {@code per-second}, ...), else {@link #UNKNOWN}.
+         */
+        public static PolicyKind infer(String name, Long windowSeconds) {
+            if (windowSeconds != null && windowSeconds > 0) {
+                return windowSeconds >= QUOTA_WINDOW_SECONDS ? QUOTA : BURST;
+            }
+            return fromName(name);
+        }
+
+        /** {@link #infer(String, Long)} from the name alone. */
+        public static PolicyKind fromName(String name) {
+            if (name == null) {
+                return UNKNOWN;
+            }
+            String n = name.toLowerCase(java.util.Locale.ROOT);
+            if (n.contains("day") || n.contains("daily") || n.contains("month") || n.contains("week")
+                    || n.contains("year") || n.contains("annual") || n.contains("hour")
+                    || n.contains("quota") || n.contains("credit")) {
+                return QUOTA;
+            }
+            if (n.contains("burst") || n.contains("second") || n.contains("minute")
+                    || n.contains("per-min") || n.contains("permin") || n.contains("per_min")) {
+                return BURST;
+            }
+            return UNKNOWN;
+        }
+    }
+
+    /** Builds a {@link PolicySnapshot}; not thread-safe. */
+    public static final class Builder {
+        private String name;
+        private Long quota;
+        private Long windowSeconds;
+        private Long remaining;
+        private Duration resetIn;
+        private String quotaUnit;
+        private PolicyKind kind;
+        private Long used;
+        private Instant resetAt;
+        private final Map<String, String> attributes = new LinkedHashMap<>();
+
+        private Builder() {
+        }
+
+        public Builder name(String name) {
+            this.name = name;
+            return this;
+        }
+
+        public Builder quota(Long quota) {
+            this.quota = quota;
+            return this;
+        }
+
+        public Builder windowSeconds(Long windowSeconds) {
+            this.windowSeconds = windowSeconds;
+            return this;
+        }
+
+        public Builder remaining(Long remaining) {
+            this.remaining = remaining;
+            return this;
+        }
+
+        public Builder resetIn(Duration resetIn) {
+            this.resetIn = resetIn;
+            return this;
+        }
+
+        public Builder quotaUnit(String quotaUnit) {
+            this.quotaUnit = quotaUnit;
+            return this;
+        }
+
+        /** The kind; when never set, {@link #build()} infers it from the name and window. */
+        public Builder kind(PolicyKind kind) {
+            this.kind = kind;
+            return this;
+        }
+
+        public Builder used(Long used) {
+            this.used = used;
+            return this;
+        }
+
+        public Builder resetAt(Instant resetAt) {
+            this.resetAt = resetAt;
+            return this;
+        }
+
+        public Builder attribute(String key, String value) {
+            if (key != null && value != null) {
+                attributes.put(key, value);
+            }
+            return this;
+        }
+
+        public String name() {
+            return name;
+        }
+
+        public Long quota() {
+            return quota;
+        }
+
+        public Long remaining() {
+            return remaining;
+        }
+
+        public Long used() {
+            return used;
+        }
+
+        public Duration resetIn() {
+            return resetIn;
+        }
+
+        public Instant resetAt() {
+            return resetAt;
+        }
+
+        public PolicySnapshot build() {
+            PolicyKind k = kind != null ? kind : PolicyKind.infer(name, windowSeconds);
+            Long r = remaining;
+            if (r == null && quota != null && used != null) {
+                r = Math.max(0L, quota - used);
+            }
+            return new PolicySnapshot(name, quota, windowSeconds, r, resetIn, quotaUnit, k, used, resetAt, attributes);
+        }
     }
 }

@@ -1,0 +1,280 @@
+package dev.sluice.wire.dialect;
+
+import dev.sluice.wire.http.ResponseView;
+import dev.sluice.wire.problem.ProblemDetails;
+import dev.sluice.wire.retryafter.RetryAfter;
+import dev.sluice.wire.retryafter.RetryAfterHint;
+import dev.sluice.wire.snapshot.Outcome;
+import dev.sluice.wire.snapshot.PolicySnapshot;
+import dev.sluice.wire.snapshot.PolicySnapshot.PolicyKind;
+import dev.sluice.wire.snapshot.RateLimitSnapshot;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Reads any response into one {@link RateLimitSnapshot}, whatever dialect the server speaks
+ * (SPEC §2.6). Entry points: {@link #standard()} and {@link #read(ResponseView, Instant)}.
+ *
+ * <h2>How a response is read</h2>
+ * <ol>
+ *   <li>The dialects are asked in order; the <b>first</b> that recognises the response supplies the
+ *       policies, the dialect id and any dialect-specific hints. (A response that mixes families,
+ *       such as Jira's {@code Beta-RateLimit} with {@code X-RateLimit-*}, is read in the dialect
+ *       that comes first.)</li>
+ *   <li>The retry-after hint is, in order: the dialect's own (a body {@code retry_after}, Google
+ *       {@code RetryInfo}), {@code retry-after-ms} / {@code x-ms-retry-after-ms}, {@code Retry-After}
+ *       (SPEC §2.4, measured from the response's {@code Date}), the problem's {@code retry_after_s}.
+ *       Malformed values are skipped (R01).</li>
+ *   <li>{@code cached} is true when {@code Age} is present (SPEC §2.5).</li>
+ *   <li>The outcome follows the rules of SPEC §4.2 as described on {@link OutcomeRules}.</li>
+ * </ol>
+ *
+ * <p>{@code read} never throws for any header value or body, and never yields a negative duration
+ * or remaining count; a dialect that throws is treated as not matching.
+ *
+ * <p>Immutable and thread-safe; build once and share.
+ */
+public final class DialectRegistry {
+
+    private static final DialectRegistry STANDARD = builder().registerStandard().build();
+
+    private final List<Dialect> dialects;
+
+    private DialectRegistry(List<Dialect> dialects) {
+        this.dialects = List.copyOf(dialects);
+    }
+
+    /**
+     * The registry with every dialect Sluice ships, in this precedence: IETF draft-11, Atlassian's
+     * {@code Beta-RateLimit}, IETF draft-07, Zendesk, GitLab, IETF draft-03..06, Anthropic, Discord,
+     * OpenAI, GitHub, Shopify, Salesforce, Azure, Google, remaining-credits, generic
+     * {@code x-ratelimit-*}, Cloudflare, RFC 9457 problem details, error bodies, bare
+     * {@code Retry-After}.
+     */
+    public static DialectRegistry standard() {
+        return STANDARD;
+    }
+
+    /** The standard dialects, in precedence order (a fresh list). */
+    public static List<Dialect> standardDialects() {
+        return List.of(
+                IetfDraft11Dialect.standard(),
+                AtlassianBetaDialect.INSTANCE,
+                IetfDraft07Dialect.INSTANCE,
+                ZendeskDialect.INSTANCE,
+                GitLabDialect.INSTANCE,
+                IetfDraft03Dialect.INSTANCE,
+                AnthropicDialect.INSTANCE,
+                DiscordDialect.INSTANCE,
+                OpenAiDialect.INSTANCE,
+                GitHubDialect.INSTANCE,
+                ShopifyDialect.INSTANCE,
+                SalesforceDialect.INSTANCE,
+                AzureDialect.INSTANCE,
+                GoogleRpcDialect.INSTANCE,
+                RemainingCreditsDialect.INSTANCE,
+                XRateLimitDialect.standard(),
+                CloudflareDialect.INSTANCE,
+                ProblemDetailsDialect.INSTANCE,
+                ErrorBodyDialect.INSTANCE,
+                RetryAfterDialect.INSTANCE);
+    }
+
+    /** An empty builder: register dialects in precedence order, e.g. your own, then the standard ones. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder holding this registry's dialects, to add or remove some. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.dialects.addAll(dialects);
+        return b;
+    }
+
+    /** The dialects in precedence order. */
+    public List<Dialect> dialects() {
+        return dialects;
+    }
+
+    /**
+     * Reads one response.
+     *
+     * @param response the response (status, fields, body when read)
+     * @param localNow the caller's wall clock at receipt; used only when the response has no valid
+     *     {@code Date} (then relative values are measured from it)
+     * @return the snapshot; never {@code null}
+     * @throws NullPointerException if an argument is {@code null}
+     */
+    public RateLimitSnapshot read(ResponseView response, Instant localNow) {
+        Objects.requireNonNull(response, "response");
+        Objects.requireNonNull(localNow, "localNow");
+        DialectInput in = new DialectInput(response, localNow);
+
+        String dialectId = null;
+        DialectReading reading = null;
+        for (Dialect d : dialects) {
+            Optional<DialectReading> r;
+            try {
+                r = d.read(in);
+            } catch (RuntimeException e) {
+                continue; // a broken dialect must not break reading (class comment)
+            }
+            if (r != null && r.isPresent()) {
+                dialectId = d.id();
+                reading = r.get();
+                break;
+            }
+        }
+        List<PolicySnapshot> policies = reading == null ? List.of() : reading.policies();
+        ProblemDetails problem = in.problem().orElse(null);
+
+        Duration retryAfter = retryAfter(in, reading, problem);
+        List<String> violated = violatedPolicies(problem, reading);
+        Outcome outcome = OutcomeRules.classify(in, reading, policies, violated, retryAfter != null);
+
+        String violatedPolicy = violated.isEmpty() ? null : violated.get(0);
+        if (violatedPolicy == null && outcome.isLimit()) {
+            violatedPolicy = exhaustedPolicyName(policies, outcome);
+        }
+        Instant quotaResetAt = quotaResetAt(in, outcome, policies, violatedPolicy, retryAfter);
+        return new RateLimitSnapshot(
+                response.status(),
+                outcome,
+                dialectId,
+                retryAfter,
+                response.headers().contains("Age"),
+                policies,
+                violatedPolicy,
+                quotaResetAt,
+                reading == null ? null : reading.attributes(),
+                violated);
+    }
+
+    private static Duration retryAfter(DialectInput in, DialectReading reading, ProblemDetails problem) {
+        if (reading != null && reading.retryAfter() != null) {
+            return reading.retryAfter();
+        }
+        for (String msField : new String[] {RetryAfter.FIELD_MS, "x-ms-retry-after-ms"}) {
+            if (RetryAfter.parseMillis(in.header(msField)) instanceof RetryAfterHint.Delay d) {
+                return d.duration();
+            }
+        }
+        if (RetryAfter.parse(in.header(RetryAfter.FIELD), in.responseTime()) instanceof RetryAfterHint.Delay d) {
+            return d.duration();
+        }
+        if (problem != null && problem.retryAfterSeconds() != null) {
+            long s = Math.min(problem.retryAfterSeconds(), dev.sluice.wire.value.WireNumbers.MAX_DURATION.getSeconds());
+            return Duration.ofSeconds(s);
+        }
+        return null;
+    }
+
+    private static List<String> violatedPolicies(ProblemDetails problem, DialectReading reading) {
+        List<String> names = new ArrayList<>(2);
+        if (problem != null) {
+            if (problem.limit() != null) {
+                names.add(problem.limit());
+            }
+            for (String v : problem.violatedPolicies()) {
+                if (!names.contains(v)) {
+                    names.add(v);
+                }
+            }
+        }
+        if (reading != null && reading.violatedPolicy() != null && !names.contains(reading.violatedPolicy())) {
+            names.add(reading.violatedPolicy());
+        }
+        return names;
+    }
+
+    /** For a limit without a named policy: the exhausted policy that explains it, if one does. */
+    private static String exhaustedPolicyName(List<PolicySnapshot> policies, Outcome outcome) {
+        return policies.stream()
+                .filter(PolicySnapshot::isExhausted)
+                .filter(p -> p.name() != null)
+                .filter(p -> outcome != Outcome.QUOTA_EXHAUSTED || p.kind() == PolicyKind.QUOTA)
+                .max(Comparator.comparing(PolicySnapshot::waitIfExhausted))
+                .map(PolicySnapshot::name)
+                .orElse(null);
+    }
+
+    private static Instant quotaResetAt(DialectInput in, Outcome outcome, List<PolicySnapshot> policies,
+            String violatedPolicy, Duration retryAfter) {
+        PolicySnapshot quota = null;
+        for (PolicySnapshot p : policies) {
+            if (violatedPolicy != null && violatedPolicy.equals(p.name()) && outcome == Outcome.QUOTA_EXHAUSTED) {
+                quota = p;
+                break;
+            }
+            if (p.isExhausted() && p.kind() == PolicyKind.QUOTA
+                    && (quota == null || p.waitIfExhausted().compareTo(quota.waitIfExhausted()) > 0)) {
+                quota = p;
+            }
+        }
+        if (quota != null && quota.resetAt() != null) {
+            return quota.resetAt();
+        }
+        if (outcome == Outcome.QUOTA_EXHAUSTED && retryAfter != null) {
+            return in.responseTime().plus(retryAfter);
+        }
+        return null;
+    }
+
+    /** Collects dialects in precedence order; not thread-safe. */
+    public static final class Builder {
+        private final List<Dialect> dialects = new ArrayList<>();
+
+        private Builder() {
+        }
+
+        /** Appends {@code dialect}: it is asked after every dialect registered before it. */
+        public Builder register(Dialect dialect) {
+            dialects.add(Objects.requireNonNull(dialect, "dialect"));
+            return this;
+        }
+
+        /** Puts {@code dialect} first: it is asked before every dialect registered so far. */
+        public Builder registerFirst(Dialect dialect) {
+            dialects.add(0, Objects.requireNonNull(dialect, "dialect"));
+            return this;
+        }
+
+        /**
+         * Inserts {@code dialect} just before the dialect with id {@code id}.
+         *
+         * @throws IllegalArgumentException if no registered dialect has that id
+         */
+        public Builder registerBefore(String id, Dialect dialect) {
+            Objects.requireNonNull(dialect, "dialect");
+            for (int i = 0; i < dialects.size(); i++) {
+                if (dialects.get(i).id().equals(id)) {
+                    dialects.add(i, dialect);
+                    return this;
+                }
+            }
+            throw new IllegalArgumentException("no dialect with id '" + id + "' is registered");
+        }
+
+        /** Appends every standard dialect ({@link DialectRegistry#standardDialects()}). */
+        public Builder registerStandard() {
+            dialects.addAll(standardDialects());
+            return this;
+        }
+
+        /** Removes every dialect with id {@code id}. */
+        public Builder remove(String id) {
+            dialects.removeIf(d -> d.id().equals(id));
+            return this;
+        }
+
+        public DialectRegistry build() {
+            return new DialectRegistry(dialects);
+        }
+    }
+}

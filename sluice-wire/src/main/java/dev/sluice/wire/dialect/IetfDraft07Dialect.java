@@ -1,0 +1,48 @@
+package dev.sluice.wire.dialect;
+
+import dev.sluice.wire.sf.Dictionary;
+import dev.sluice.wire.snapshot.PolicySnapshot;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * draft-ietf-httpapi-ratelimit-headers-07: {@code RateLimit} is a Structured Field Dictionary
+ * {@code limit=100, remaining=50, reset=30} (reset in delta seconds), and
+ * {@code RateLimit-Policy} a List of quota policies {@code 100;w=60, 10000;w=86400} whose window
+ * describes the limit (matched by quota, or the only one). Id {@code ietf-draft-07}.
+ *
+ * <p>Asked after {@link IetfDraft11Dialect}: a draft-11 {@code RateLimit} is a List of Strings,
+ * which does not parse as this Dictionary, and this Dictionary is not a List.
+ */
+public final class IetfDraft07Dialect implements Dialect {
+
+    public static final IetfDraft07Dialect INSTANCE = new IetfDraft07Dialect();
+
+    private IetfDraft07Dialect() {
+    }
+
+    @Override
+    public String id() {
+        return "ietf-draft-07";
+    }
+
+    @Override
+    public Optional<DialectReading> read(DialectInput in) {
+        Dictionary d = OldIetfFields.dictionary(in.headers().all("RateLimit"));
+        if (d == null || !(d.containsKey("limit") || d.containsKey("remaining") || d.containsKey("reset"))) {
+            return Optional.empty();
+        }
+        Long limit = OldIetfFields.integer(d, "limit");
+        PolicySnapshot.Builder p = PolicySnapshot.builder()
+                .quota(limit)
+                .remaining(OldIetfFields.integer(d, "remaining"))
+                .quotaUnit("requests");
+        Long reset = OldIetfFields.integer(d, "reset");
+        if (reset != null) {
+            ResetUnit.delta(Duration.ofSeconds(reset), in.responseTime(), p);
+        }
+        DialectReading.Builder r = DialectReading.builder();
+        OldIetfFields.addPolicies(r, p, limit, OldIetfFields.quotaPolicies(in.headers().all("RateLimit-Policy")));
+        return Optional.of(r.build());
+    }
+}

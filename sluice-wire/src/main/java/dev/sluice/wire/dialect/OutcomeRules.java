@@ -1,0 +1,125 @@
+package dev.sluice.wire.dialect;
+
+import dev.sluice.wire.problem.ProblemDetails;
+import dev.sluice.wire.snapshot.Outcome;
+import dev.sluice.wire.snapshot.PolicySnapshot;
+import dev.sluice.wire.snapshot.PolicySnapshot.PolicyKind;
+import java.util.List;
+
+/**
+ * Decides the {@link Outcome} of a response from its status, the matched dialect's verdict, its
+ * problem details and its policies (SPEC §1, §3.4, §4.2). In order:
+ * <ol>
+ *   <li>1xx–3xx: {@code ok}, whatever the headers say (a 200 with {@code r=0} was still served).</li>
+ *   <li>503 and 529: {@code overloaded} (R09: never a quota matter).</li>
+ *   <li>The dialect's own verdict, when it gave one.</li>
+ *   <li>429 and 420 are limits. 400, 402, 403 and 422 are limits only with evidence: a problem
+ *       type that says so, an exhausted policy, a {@code Retry-After}, or an error text in the
+ *       words servers use ("rate limit", "too fast", ...). Otherwise {@code client_error} /
+ *       {@code server_error}.</li>
+ *   <li>Which limit: a problem type code ({@code rate_limited}, {@code quota_exhausted},
+ *       {@code out-of-credit}, {@code abnormal-usage-detected}, ...); else the kind of the policy
+ *       the server named ({@code limit}, {@code violated-policies}) or, failing that, of an
+ *       exhausted policy; else a draft-11 {@code quota-exceeded} type; else {@code rate_limited}.</li>
+ * </ol>
+ */
+final class OutcomeRules {
+
+    private OutcomeRules() {
+    }
+
+    static Outcome classify(DialectInput in, DialectReading reading, List<PolicySnapshot> policies,
+            List<String> violated, boolean retryHint) {
+        int status = in.status();
+        if (status < 400) {
+            return Outcome.OK;
+        }
+        if (status == 503 || status == 529) {
+            return Outcome.OVERLOADED;
+        }
+        if (reading != null && reading.outcome() != null && reading.outcome() != Outcome.OK) {
+            return reading.outcome();
+        }
+        ProblemDetails problem = in.problem().orElse(null);
+        Outcome byType = problem == null ? null : byProblemType(problem.typeCode());
+        boolean limitStatus = status == 429 || status == 420;
+        boolean maybeLimit = status == 400 || status == 402 || status == 403 || status == 422;
+        if (!limitStatus) {
+            boolean evidence = maybeLimit && (byType != null
+                    || (problem != null && weakQuotaType(problem.typeCode()))
+                    || policies.stream().anyMatch(PolicySnapshot::isExhausted)
+                    || retryHint
+                    || Signals.saysRateLimited(in.body())
+                    || Signals.saysQuotaSpent(in.body()));
+            if (!evidence) {
+                return status < 500 ? Outcome.CLIENT_ERROR : Outcome.SERVER_ERROR;
+            }
+        }
+        if (byType != null) {
+            return byType;
+        }
+        PolicyKind named = kindOfNamed(violated, policies);
+        if (named == PolicyKind.QUOTA) {
+            return Outcome.QUOTA_EXHAUSTED;
+        }
+        if (named == PolicyKind.BURST) {
+            return Outcome.RATE_LIMITED;
+        }
+        for (PolicySnapshot p : policies) {
+            if (p.isExhausted() && p.kind() == PolicyKind.QUOTA) {
+                return Outcome.QUOTA_EXHAUSTED;
+            }
+        }
+        if (problem != null && weakQuotaType(problem.typeCode())) {
+            return Outcome.QUOTA_EXHAUSTED;
+        }
+        if (!limitStatus && Signals.saysQuotaSpent(in.body()) && !Signals.saysRateLimited(in.body())) {
+            return Outcome.QUOTA_EXHAUSTED;
+        }
+        return Outcome.RATE_LIMITED;
+    }
+
+    /**
+     * The outcome a problem type code decides on its own: Sluice's codes (SPEC §3.4) and the
+     * draft-11 IANA codes other than {@code quota-exceeded}, which Sluice's edge may send for both
+     * kinds of 429 and is therefore decided by the policy it names.
+     */
+    static Outcome byProblemType(String code) {
+        if (code == null) {
+            return null;
+        }
+        return switch (code) {
+            case "quota_exhausted", "quota-exhausted", "insufficient_quota", "out-of-credit",
+                    "out_of_credit", "insufficient-credit", "credits-exhausted" -> Outcome.QUOTA_EXHAUSTED;
+            case "rate_limited", "rate-limited", "too-many-requests", "too_many_requests",
+                    "abnormal-usage-detected", "rate-limit-exceeded", "rate_limit_exceeded" -> Outcome.RATE_LIMITED;
+            case "overloaded", "temporary-reduced-capacity" -> Outcome.OVERLOADED;
+            default -> null;
+        };
+    }
+
+    /** {@code quota-exceeded} and its spellings: a quota unless the named policy says burst. */
+    static boolean weakQuotaType(String code) {
+        return code != null && (code.equals("quota-exceeded") || code.equals("quota_exceeded")
+                || code.equals("quotaexceeded"));
+    }
+
+    /** QUOTA if any named policy is a quota policy, BURST if all known ones are burst, else UNKNOWN. */
+    private static PolicyKind kindOfNamed(List<String> violated, List<PolicySnapshot> policies) {
+        boolean anyBurst = false;
+        for (String name : violated) {
+            PolicyKind k = PolicyKind.fromName(name);
+            for (PolicySnapshot p : policies) {
+                if (name.equals(p.name()) && p.kind() != PolicyKind.UNKNOWN) {
+                    k = p.kind();
+                    break;
+                }
+            }
+            if (k == PolicyKind.QUOTA) {
+                return PolicyKind.QUOTA;
+            }
+            anyBurst |= k == PolicyKind.BURST;
+        }
+        return anyBurst ? PolicyKind.BURST : PolicyKind.UNKNOWN;
+    }
+}

@@ -1,0 +1,190 @@
+package dev.sluice.wire.retryafter;
+
+import dev.sluice.wire.http.HttpFields;
+import dev.sluice.wire.value.GoDuration;
+import dev.sluice.wire.value.HttpDate;
+import dev.sluice.wire.value.WireNumbers;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * Reads and writes {@code Retry-After} (RFC 9110 §10.2.3; SPEC §2.3, §2.4) and the vendor field
+ * {@code retry-after-ms}.
+ *
+ * <h2>Reading (SPEC §2.4)</h2>
+ * <ul>
+ *   <li>delay-seconds ({@code 120}); an HTTP-date in any of its three forms, always UTC, converted
+ *       with the response's own {@code Date} as "now" when present (skew-proof) and the caller's
+ *       clock otherwise; a date in the past means zero (R01).</li>
+ *   <li>Lenient where servers are known to stray (R02, R05): decimal seconds ({@code 0.503},
+ *       {@code 2.0}) are rounded <em>up</em> to whole seconds so that a retry never comes earlier
+ *       than asked; a Go duration ({@code 1m0s}) is accepted.</li>
+ *   <li>Malformed values give {@link RetryAfterHint.Invalid}: a sign ({@code -1}, {@code +3}),
+ *       trailing junk ({@code 120junk}), {@code inf}, {@code nan}, {@code 1e10000}, an unparseable
+ *       date. A numeric-looking value is never re-read as a date.</li>
+ *   <li>Huge values ({@code 99999999999999999999}, a date in the year 9999) saturate at
+ *       {@link WireNumbers#MAX_DURATION} (2<sup>31</sup> − 1 s) instead of overflowing (R03).</li>
+ * </ul>
+ * Nothing here throws on any field value; the only exceptions are {@link NullPointerException} for
+ * a {@code null} reference instant or headers.
+ *
+ * <h2>Writing (SPEC §2.3)</h2>
+ * Delay-seconds only, never an HTTP-date (client clocks are skewed): the exact wait rounded up to
+ * whole seconds, and at least 1 (R02), because the edge writes the field only on 429 and 503.
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class RetryAfter {
+
+    /** The field name {@code Retry-After}. */
+    public static final String FIELD = "Retry-After";
+    /** The vendor field {@code retry-after-ms} (OpenAI, Anthropic, Azure SDKs). */
+    public static final String FIELD_MS = "retry-after-ms";
+    /** The field name {@code Date}. */
+    public static final String DATE = "Date";
+
+    private static final Duration SECOND = Duration.ofSeconds(1);
+    private static final Duration MILLI = Duration.ofMillis(1);
+
+    private RetryAfter() {
+    }
+
+    /**
+     * Reads {@code Retry-After} from a response's fields, using its {@code Date} as "now" when
+     * present and valid, else {@code localNow}.
+     *
+     * @param headers the response fields
+     * @param localNow the caller's wall clock at receipt, used only when there is no valid
+     *     {@code Date}
+     */
+    public static RetryAfterHint read(HttpFields headers, Instant localNow) {
+        Objects.requireNonNull(headers, "headers");
+        Objects.requireNonNull(localNow, "localNow");
+        String value = headers.first(FIELD).orElse(null);
+        if (value == null) {
+            return RetryAfterHint.ABSENT;
+        }
+        return parse(value, responseTime(headers, localNow));
+    }
+
+    /**
+     * The response's own time: its {@code Date} when present and valid, else {@code localNow}.
+     * This is the "now" of every relative value Sluice derives from a response (SPEC §2.4).
+     */
+    public static Instant responseTime(HttpFields headers, Instant localNow) {
+        Instant date = HttpDate.parse(headers.first(DATE).orElse(null), localNow);
+        return date != null ? date : localNow;
+    }
+
+    /**
+     * Parses one {@code Retry-After} field value.
+     *
+     * @param value the field value, or {@code null} when the field is absent
+     * @param now the instant an HTTP-date is measured from: the response's {@code Date}, else the
+     *     caller's clock
+     * @return {@link RetryAfterHint#ABSENT} for {@code null}; {@link RetryAfterHint.Invalid} for a
+     *     malformed value; otherwise a {@link RetryAfterHint.Delay}
+     */
+    public static RetryAfterHint parse(String value, Instant now) {
+        Objects.requireNonNull(now, "now");
+        if (value == null) {
+            return RetryAfterHint.ABSENT;
+        }
+        String s = value.strip();
+        if (s.isEmpty()) {
+            return new RetryAfterHint.Invalid(value, "empty");
+        }
+        char first = s.charAt(0);
+        if (first == '-') {
+            return new RetryAfterHint.Invalid(value, "negative");
+        }
+        if (first == '+') {
+            return new RetryAfterHint.Invalid(value, "signed number");
+        }
+        if (WireNumbers.parseCount(s) >= 0) {
+            Duration d = WireNumbers.parseDecimal(s, SECOND, SECOND);
+            return new RetryAfterHint.Delay(d, RetryAfterHint.Form.DELAY_SECONDS, null);
+        }
+        if (WireNumbers.isDecimal(s)) {
+            Duration d = WireNumbers.parseDecimal(s, SECOND, SECOND);
+            return new RetryAfterHint.Delay(d, RetryAfterHint.Form.DECIMAL_SECONDS, null);
+        }
+        if ((first >= '0' && first <= '9') || first == '.') {
+            Duration go = GoDuration.parse(s);
+            if (go != null) {
+                return new RetryAfterHint.Delay(WireNumbers.roundUp(go, MILLI), RetryAfterHint.Form.GO_DURATION, null);
+            }
+            // numeric-looking but not a number: never fall back to date parsing (a year!)
+            return new RetryAfterHint.Invalid(value, "not a number");
+        }
+        Instant date = HttpDate.parse(s, now);
+        if (date == null) {
+            return new RetryAfterHint.Invalid(value, "not delay-seconds or an HTTP-date");
+        }
+        return new RetryAfterHint.Delay(between(now, date), RetryAfterHint.Form.HTTP_DATE, date);
+    }
+
+    /**
+     * Parses a {@code retry-after-ms} value: non-negative milliseconds, possibly fractional
+     * ({@code 1500}, {@code 20.5}), rounded up to whole milliseconds; {@code -1} and anything else
+     * that is not a plain non-negative decimal is {@link RetryAfterHint.Invalid} (R01).
+     *
+     * @param value the field value, or {@code null} when absent
+     */
+    public static RetryAfterHint parseMillis(String value) {
+        if (value == null) {
+            return RetryAfterHint.ABSENT;
+        }
+        Duration d = WireNumbers.parseDecimal(value, MILLI, MILLI);
+        if (d == null) {
+            String s = value.strip();
+            return new RetryAfterHint.Invalid(value, s.startsWith("-") ? "negative" : "not a number");
+        }
+        return new RetryAfterHint.Delay(d, RetryAfterHint.Form.MILLISECONDS, null);
+    }
+
+    /** Reads {@code retry-after-ms} from a response's fields. */
+    public static RetryAfterHint readMillis(HttpFields headers) {
+        return parseMillis(headers.first(FIELD_MS).orElse(null));
+    }
+
+    /**
+     * The time from {@code now} until {@code target}: zero when {@code target} is not after
+     * {@code now}, saturated at {@link WireNumbers#MAX_DURATION}.
+     */
+    public static Duration between(Instant now, Instant target) {
+        if (!target.isAfter(now)) {
+            return Duration.ZERO;
+        }
+        long seconds = target.getEpochSecond() - now.getEpochSecond();
+        if (seconds >= WireNumbers.MAX_DURATION.getSeconds()) {
+            return WireNumbers.MAX_DURATION;
+        }
+        return WireNumbers.clamp(Duration.between(now, target));
+    }
+
+    /**
+     * The delay-seconds to write for an exact wait: rounded up to whole seconds, at least 1
+     * (SPEC §2.3; R02: 0.493 s → 1, 292.052 s → 293, a negative wait → 1).
+     *
+     * @param wait the exact wait the limiter computed
+     * @return whole seconds, 1 ≤ result ≤ 2<sup>31</sup> − 1
+     * @throws NullPointerException if {@code wait} is {@code null}
+     */
+    public static long delaySeconds(Duration wait) {
+        Objects.requireNonNull(wait, "wait");
+        Duration rounded = WireNumbers.roundUp(wait, SECOND);
+        return Math.max(1L, rounded.getSeconds());
+    }
+
+    /**
+     * The {@code Retry-After} field value for an exact wait: {@link #delaySeconds(Duration)} as
+     * decimal digits, e.g. {@code "19200"}.
+     *
+     * @throws NullPointerException if {@code wait} is {@code null}
+     */
+    public static String format(Duration wait) {
+        return Long.toString(delaySeconds(wait));
+    }
+}
