@@ -6,6 +6,7 @@ import dev.sluice.examples.demo.fleet.CallTransport;
 import dev.sluice.examples.demo.fleet.Fleet;
 import dev.sluice.examples.demo.fleet.OperationMix;
 import dev.sluice.examples.demo.fleet.PlainRetryTransport;
+import dev.sluice.examples.demo.fleet.SdkTransport;
 import dev.sluice.examples.demo.fleet.Tenancy;
 import dev.sluice.examples.demo.report.HtmlReport;
 import dev.sluice.examples.demo.report.LiveTable;
@@ -104,7 +105,7 @@ public final class DemoRun {
         try (ShiplaneServer shiplane = ShiplaneServer.start(upstreamConfig);
                 DemoEdge edge = edges.start(settings, shiplane.baseUri(), groups)) {
             SeriesRecorder recorder = new SeriesRecorder(time, settings.durationSeconds());
-            try (CallTransport.Factory transports = transports(recorder);
+            try (CallTransport.Factory transports = transports(edge.baseUri(), recorder);
                     Fleet fleet = new Fleet(edge.baseUri(), Tenancy.clients(groups), OperationMix.shiplane(), transports,
                             recorder, time, settings.seed())) {
                 LiveTable table = new LiveTable(out, terminal, transports.isSdk());
@@ -171,10 +172,10 @@ public final class DemoRun {
         }
     }
 
-    private CallTransport.Factory transports(SeriesRecorder recorder) {
+    private CallTransport.Factory transports(java.net.URI edge, SeriesRecorder recorder) {
         return switch (settings.client()) {
             case PLAIN -> PlainRetryTransport.factory(recorder);
-            case SDK -> PlainRetryTransport.factory(recorder); // TODO SDK
+            case SDK -> SdkTransport.factory(edge, recorder, time);
         };
     }
 

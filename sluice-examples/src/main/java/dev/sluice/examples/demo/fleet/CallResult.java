@@ -15,6 +15,8 @@ public record CallResult(Kind kind, int status, int attempts) {
         SUCCEEDED,
         /** 429 quota_exhausted: not retried; the user is told when the quota comes back. */
         QUOTA_EXCEEDED,
+        /** The SDK knew the quota was spent and failed the call without a request. */
+        QUOTA_EXCEEDED_LOCALLY,
         /** Still 429 rate_limited after the retries. */
         RATE_LIMITED,
         /** Still 503 after the retries. */
@@ -23,6 +25,8 @@ public record CallResult(Kind kind, int status, int attempts) {
         BUDGET_EXHAUSTED,
         /** The SDK's adaptive throttle dropped the call before it reached the network. */
         LOCALLY_DROPPED,
+        /** The SDK's admission queue shed the call (full, or its deadline passed while queued). */
+        SHED,
         /** Anything else: another status, a transport error, a timeout. */
         FAILED,
         /** The demo stopped while the call waited to retry. */
