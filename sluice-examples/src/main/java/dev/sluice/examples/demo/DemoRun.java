@@ -18,7 +18,7 @@ import dev.sluice.examples.shiplane.ShiplaneConfig;
 import dev.sluice.examples.shiplane.ShiplaneServer;
 import dev.sluice.time.TimeSource;
 import java.io.IOException;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -54,7 +54,7 @@ public final class DemoRun {
     private final DemoSettings settings;
     private final DemoEdge.Starter edges;
     private final TimeSource time;
-    private final PrintStream out;
+    private final PrintWriter out;
     private final boolean terminal;
     private final CountDownLatch finished = new CountDownLatch(1);
     private volatile boolean stopRequested;
@@ -66,7 +66,7 @@ public final class DemoRun {
      * @param out where the table and messages go
      * @param terminal whether {@code out} is an interactive terminal (progress line)
      */
-    public DemoRun(DemoSettings settings, DemoEdge.Starter edges, TimeSource time, PrintStream out, boolean terminal) {
+    public DemoRun(DemoSettings settings, DemoEdge.Starter edges, TimeSource time, PrintWriter out, boolean terminal) {
         this.settings = Objects.requireNonNull(settings, "settings");
         this.edges = Objects.requireNonNull(edges, "edges");
         this.time = Objects.requireNonNull(time, "time");

@@ -2,7 +2,7 @@ package dev.sluice.examples.demo.report;
 
 import dev.sluice.examples.demo.series.SecondCounts;
 import dev.sluice.examples.demo.series.Series;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -15,7 +15,7 @@ import java.util.Locale;
  */
 public final class LiveTable {
 
-    private final PrintStream out;
+    private final PrintWriter out;
     private final boolean terminal;
     private final List<Series> columns;
     private boolean progressShown;
@@ -25,7 +25,7 @@ public final class LiveTable {
      * @param terminal whether {@code out} is an interactive terminal (enables the progress line)
      * @param sdk whether to show the SDK's columns (local drops, budget exhaustions)
      */
-    public LiveTable(PrintStream out, boolean terminal, boolean sdk) {
+    public LiveTable(PrintWriter out, boolean terminal, boolean sdk) {
         this.out = out;
         this.terminal = terminal;
         List<Series> cols = new ArrayList<>(List.of(Series.values()));
