@@ -1,6 +1,7 @@
 package dev.sluice.cli;
 
 import dev.sluice.cli.replay.ReplayCommand;
+import dev.sluice.cli.upstream.UpstreamCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -12,7 +13,8 @@ import picocli.CommandLine.Command;
         description = "Both halves of the HTTP rate-limit contract: edge, SDK, queue, delivery, simulator.",
         subcommands = {
             CommandLine.HelpCommand.class,
-            ReplayCommand.class
+            ReplayCommand.class,
+            UpstreamCommand.class
         })
 public final class Main implements Runnable {
 
