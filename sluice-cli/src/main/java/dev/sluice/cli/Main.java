@@ -14,6 +14,7 @@ import picocli.CommandLine.Command;
         subcommands = {
             CommandLine.HelpCommand.class,
             ReplayCommand.class,
+            dev.sluice.cli.edge.EdgeCommand.class,
             UpstreamCommand.class
         })
 public final class Main implements Runnable {
