@@ -1,5 +1,6 @@
 package dev.sluice.cli;
 
+import dev.sluice.cli.demo.DemoCommand;
 import dev.sluice.cli.replay.ReplayCommand;
 import dev.sluice.cli.upstream.UpstreamCommand;
 import picocli.CommandLine;
@@ -15,6 +16,7 @@ import picocli.CommandLine.Command;
             CommandLine.HelpCommand.class,
             ReplayCommand.class,
             dev.sluice.cli.edge.EdgeCommand.class,
+            DemoCommand.class,
             UpstreamCommand.class
         })
 public final class Main implements Runnable {

@@ -14,6 +14,11 @@ public interface DemoEdge extends AutoCloseable {
     /** One line for the setup block: its configuration and where its metrics are. */
     String description();
 
+    /** One line on what the edge saw, for the end of the run (printed and put in the report). */
+    default String summary() {
+        return "";
+    }
+
     /** Stops the edge. */
     @Override
     void close();

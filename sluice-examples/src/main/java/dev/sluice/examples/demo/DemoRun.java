@@ -50,6 +50,8 @@ public final class DemoRun {
     static final long ROW_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(150);
     private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     private static final Duration FLEET_STOP_GRACE = Duration.ofSeconds(1);
+    /** Seconds recorded past the run: the fleet's stop takes at most its grace plus two seconds. */
+    private static final int STOP_SLACK_SECONDS = 4;
 
     private final DemoSettings settings;
     private final DemoEdge.Starter edges;
@@ -58,6 +60,7 @@ public final class DemoRun {
     private final boolean terminal;
     private final CountDownLatch finished = new CountDownLatch(1);
     private volatile boolean stopRequested;
+    private int printedRows; // rows of the live table printed so far (the run's thread only)
 
     /**
      * @param settings what to run
@@ -104,7 +107,7 @@ public final class DemoRun {
         ShiplaneConfig upstreamConfig = ShiplaneConfig.defaults().withPort(0).withRandom(new SplittableRandom(settings.seed()));
         try (ShiplaneServer shiplane = ShiplaneServer.start(upstreamConfig);
                 DemoEdge edge = edges.start(settings, shiplane.baseUri(), groups)) {
-            SeriesRecorder recorder = new SeriesRecorder(time, settings.durationSeconds());
+            SeriesRecorder recorder = new SeriesRecorder(time, settings.durationSeconds() + STOP_SLACK_SECONDS);
             try (CallTransport.Factory transports = transports(edge.baseUri(), recorder);
                     Fleet fleet = new Fleet(edge.baseUri(), Tenancy.clients(groups), OperationMix.shiplane(), transports,
                             recorder, time, settings.seed())) {
@@ -120,24 +123,30 @@ public final class DemoRun {
                 long ranNanos = timeline(recorder, fleet, shiplane, table);
                 fleet.stop(FLEET_STOP_GRACE);
                 shiplane.blip(false);
+                String edgeSummary = edge.summary();
+                if (!edgeSummary.isEmpty()) {
+                    setup.add(edgeSummary);
+                }
 
                 int secondsRun = (int) Math.min(settings.durationSeconds(), (ranNanos + 999_999_999L) / 1_000_000_000L);
                 List<SecondCounts> seconds = recorder.seconds(secondsRun);
                 for (int s = printedRows; s < secondsRun; s++) {
                     table.row(seconds.get(s), note(s));
                 }
+                SecondCounts afterRun = recorder.sum(secondsRun, recorder.capacitySeconds());
+                Optional<SecondCounts> stopping = afterRun.equals(new SecondCounts(secondsRun,
+                        new long[Series.values().length])) ? Optional.empty() : Optional.of(afterRun);
+                stopping.ifPresent(table::stoppingRow);
                 boolean interrupted = ranNanos < settings.durationSeconds() * 1_000_000_000L;
                 RunReport report = new RunReport(startedAt, settings.durationSeconds(), interrupted, setup,
-                        transports.isSdk(), blipWindow(secondsRun), seconds, fleet.totals(), shiplane.stats());
+                        transports.isSdk(), blipWindow(secondsRun), seconds, stopping, fleet.totals(), shiplane.stats());
                 Path file = settings.report().toAbsolutePath();
                 HtmlReport.write(report, file);
-                summary(table, report, file, interrupted);
+                summary(table, report, file, interrupted, edgeSummary);
                 return new DemoResult(report, file);
             }
         }
     }
-
-    private int printedRows;
 
     /** Drives the blip and prints rows until the run's end or a stop request; returns the nanos run. */
     private long timeline(SeriesRecorder recorder, Fleet fleet, ShiplaneServer shiplane, LiveTable table) {
@@ -241,7 +250,7 @@ public final class DemoRun {
         return lines;
     }
 
-    private void summary(LiveTable table, RunReport report, Path file, boolean interrupted) {
+    private void summary(LiveTable table, RunReport report, Path file, boolean interrupted, String edgeSummary) {
         Map<Series, Long> t = report.totals();
         long offered = t.get(Series.OFFERED);
         table.line("");

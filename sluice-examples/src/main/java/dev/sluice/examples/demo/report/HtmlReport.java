@@ -138,6 +138,13 @@ public final class HtmlReport {
             }
             h.append("</tr>\n");
         }
+        run.stopping().ifPresent(c -> {
+            h.append("<tr data-second=\"stop\" class=\"stopping\"><td>stop</td>");
+            for (Series s : shown) {
+                h.append("<td data-series=\"").append(s.id()).append("\">").append(c.get(s)).append("</td>");
+            }
+            h.append("</tr>\n");
+        });
         h.append("<tr class=\"total\"><td>total</td>");
         for (Series s : shown) {
             h.append("<td data-total=\"").append(s.id()).append("\">").append(totals.get(s)).append("</td>");
@@ -150,7 +157,9 @@ public final class HtmlReport {
                     .append("</dd>\n");
         }
         h.append("</dl>\n<p class=\"note\">Each attempt is counted in the second it was sent, so per second "
-                + "offered = admitted + 429 rate + 429 quota + 503 + other. Rows shaded red overlap the blip.</p>\n");
+                + "offered = admitted + 429 rate + 429 quota + 503 + other. Rows shaded red overlap the blip. "
+                + "The row \"stop\" counts what reached the wire after the run, while the fleet stopped "
+                + "(calls in progress finishing their retries); the totals include it.</p>\n");
         h.append("</body>\n</html>\n");
         return h.toString();
     }
@@ -218,6 +227,7 @@ public final class HtmlReport {
             th, td { padding: .15rem .6rem; text-align: right; border-bottom: 1px solid #eee; }
             tr.blip td { background: #fbeaea; }
             tr.total td { font-weight: 600; border-top: 2px solid #999; }
+            tr.stopping td { color: #777; font-style: italic; }
             dt { font-weight: 600; margin-top: .4rem; }
             dd { margin-left: 1rem; color: #444; }
             .note { color: #666; font-size: .9rem; }

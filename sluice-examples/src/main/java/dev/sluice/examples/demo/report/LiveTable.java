@@ -54,6 +54,13 @@ public final class LiveTable {
         out.flush();
     }
 
+    /** The row of what happened while the fleet stopped, labelled "stop". */
+    public void stoppingRow(SecondCounts c) {
+        clearProgress();
+        out.println("stop" + format(c, "while stopping: calls in progress finish their retries").substring(4));
+        out.flush();
+    }
+
     /** The row text of {@code c}. */
     public String format(SecondCounts c, String note) {
         StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "%4d", c.second()));

@@ -21,6 +21,8 @@ import java.util.Optional;
  * @param sdk whether the fleet used the Sluice SDK (its columns are shown)
  * @param blip the blip window in seconds since the start, if there was one
  * @param seconds the per-second counts of the seconds that ran
+ * @param stopping what happened on the wire after the last of those seconds, while the fleet
+ *     stopped (calls in progress finishing their retries), as one row; empty when nothing did
  * @param calls how the fleet's calls ended
  * @param upstream Shiplane's own counters at the end
  */
@@ -32,6 +34,7 @@ public record RunReport(
         boolean sdk,
         Optional<Blip> blip,
         List<SecondCounts> seconds,
+        Optional<SecondCounts> stopping,
         CallTotals calls,
         ShiplaneStats upstream) {
 
@@ -44,15 +47,16 @@ public record RunReport(
         setup = List.copyOf(setup);
         Objects.requireNonNull(blip, "blip");
         seconds = List.copyOf(seconds);
+        Objects.requireNonNull(stopping, "stopping");
         Objects.requireNonNull(calls, "calls");
         Objects.requireNonNull(upstream, "upstream");
     }
 
-    /** Each series summed over the run. */
+    /** Each series summed over the run, the stopping row included (everything that hit the wire). */
     public Map<Series, Long> totals() {
         Map<Series, Long> t = new EnumMap<>(Series.class);
         for (Series s : Series.values()) {
-            t.put(s, seconds.stream().mapToLong(c -> c.get(s)).sum());
+            t.put(s, seconds.stream().mapToLong(c -> c.get(s)).sum() + stopping.map(c -> c.get(s)).orElse(0L));
         }
         return t;
     }

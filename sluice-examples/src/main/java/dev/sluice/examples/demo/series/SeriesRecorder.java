@@ -116,6 +116,20 @@ public final class SeriesRecorder {
         return new SecondCounts(second, v);
     }
 
+    /**
+     * Seconds {@code from .. to - 1} added up, as they are now, labelled {@code from} (the
+     * attempts and events of a stretch shown as one row).
+     */
+    public SecondCounts sum(int from, int to) {
+        long[] v = new long[WIDTH];
+        for (int s = Math.max(0, from); s < Math.min(to, capacitySeconds); s++) {
+            for (int i = 0; i < WIDTH; i++) {
+                v[i] += counts.get(s * WIDTH + i);
+            }
+        }
+        return new SecondCounts(from, v);
+    }
+
     /** Seconds {@code 0 .. seconds - 1} as they are now. */
     public List<SecondCounts> seconds(int seconds) {
         List<SecondCounts> list = new ArrayList<>(seconds);

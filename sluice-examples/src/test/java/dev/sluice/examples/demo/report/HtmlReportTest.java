@@ -39,7 +39,7 @@ class HtmlReportTest {
             seconds.add(new SecondCounts(s, v));
         }
         return new RunReport(Instant.parse("2026-11-30T18:00:00Z"), 10, false, List.of("edge http://127.0.0.1:1 <x>"),
-                sdk, Optional.of(new RunReport.Blip(4, 6)), seconds,
+                sdk, Optional.of(new RunReport.Blip(4, 6)), seconds, Optional.empty(),
                 new CallTotals(Map.of(CallResult.Kind.SUCCEEDED, 4_818L, CallResult.Kind.QUOTA_EXCEEDED, 280L)),
                 new ShiplaneStats(6_000, 2_500, 0, 1_300, false, Map.of()));
     }
