@@ -65,6 +65,8 @@ public final class DemoCommand implements Callable<Integer> {
             description = "where to write the HTML report (default ${DEFAULT-VALUE})")
     Path report;
 
+    static final Path DEFAULT_CONFIG = Path.of("examples", "shiplane.yaml");
+
     @Option(names = "--config", paramLabel = "FILE", defaultValue = "examples/shiplane.yaml",
             description = "the edge configuration the demo starts from (default ${DEFAULT-VALUE})")
     Path config;
@@ -89,6 +91,9 @@ public final class DemoCommand implements Callable<Integer> {
             err.println("sluice demo: " + e.getMessage());
             err.flush();
             return 2;
+        }
+        if (!Files.isReadable(settings.config()) && settings.config().equals(DEFAULT_CONFIG)) {
+            settings = besideTheJar().map(settings::withConfig).orElse(settings);
         }
         if (!Files.isReadable(settings.config())) {
             err.println("sluice demo: cannot read " + settings.config().toAbsolutePath()
@@ -140,6 +145,27 @@ public final class DemoCommand implements Callable<Integer> {
             return s.withoutBlip();
         }
         return s.withBlip(blipAtSeconds != null ? blipAtSeconds : durationSeconds / 2, blipForSeconds);
+    }
+
+    /**
+     * The repository's {@code examples/shiplane.yaml} when the command runs from the launcher's jar
+     * ({@code sluice-cli/target/sluice.jar}) outside the repository root.
+     */
+    private static java.util.Optional<Path> besideTheJar() {
+        try {
+            java.security.CodeSource source = DemoCommand.class.getProtectionDomain().getCodeSource();
+            if (source == null) {
+                return java.util.Optional.empty();
+            }
+            Path jar = Path.of(source.getLocation().toURI());
+            Path root = jar.getParent() == null || jar.getParent().getParent() == null ? null
+                    : jar.getParent().getParent().getParent();
+            Path candidate = root == null ? null : root.resolve(DEFAULT_CONFIG);
+            return candidate != null && Files.isReadable(candidate) ? java.util.Optional.of(candidate)
+                    : java.util.Optional.empty();
+        } catch (java.net.URISyntaxException | RuntimeException e) {
+            return java.util.Optional.empty();
+        }
     }
 
     /**

@@ -46,8 +46,12 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class DemoRun {
 
-    /** A row is printed this long after its second ends, so that its answers are in. */
-    static final long ROW_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(150);
+    /**
+     * A row is printed once its second has ended and every attempt sent in it is answered, but no
+     * sooner than this after its end and no later than {@link #ROW_MAX_WAIT_NANOS}.
+     */
+    static final long ROW_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    static final long ROW_MAX_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(1_000);
     private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     private static final Duration FLEET_STOP_GRACE = Duration.ofSeconds(1);
     /** Seconds recorded past the run: the fleet's stop takes at most its grace plus two seconds. */
@@ -110,7 +114,7 @@ public final class DemoRun {
             SeriesRecorder recorder = new SeriesRecorder(time, settings.durationSeconds() + STOP_SLACK_SECONDS);
             try (CallTransport.Factory transports = transports(edge.baseUri(), recorder);
                     Fleet fleet = new Fleet(edge.baseUri(), Tenancy.clients(groups), OperationMix.shiplane(), transports,
-                            recorder, time, settings.seed())) {
+                            recorder, time, rampUp(), settings.seed())) {
                 LiveTable table = new LiveTable(out, terminal, transports.isSdk());
                 List<String> setup = setup(edge, shiplane, groups, transports);
                 setup.forEach(line -> table.line(line));
@@ -168,9 +172,13 @@ public final class DemoRun {
                     blipEnded = true;
                 }
             }
-            while (printedRows < settings.durationSeconds()
-                    && elapsed >= (printedRows + 1) * 1_000_000_000L + ROW_GRACE_NANOS) {
-                table.row(recorder.second(printedRows), note(printedRows));
+            while (printedRows < settings.durationSeconds()) {
+                long sinceEnd = elapsed - (printedRows + 1) * 1_000_000_000L;
+                SecondCounts row = recorder.second(printedRows);
+                if (sinceEnd < ROW_GRACE_NANOS || (row.unanswered() > 0 && sinceEnd < ROW_MAX_WAIT_NANOS)) {
+                    break;
+                }
+                table.row(row, note(printedRows));
                 printedRows++;
             }
             if (elapsed >= duration || stopRequested) {
@@ -179,6 +187,11 @@ public final class DemoRun {
             table.progress(progress(elapsed, duration, fleet, shiplane));
             LockSupport.parkNanos(TICK_NANOS);
         }
+    }
+
+    /** Two seconds, or a quarter of a shorter run. */
+    private Duration rampUp() {
+        return Duration.ofMillis(Math.min(2_000, settings.durationSeconds() * 250L));
     }
 
     private CallTransport.Factory transports(java.net.URI edge, SeriesRecorder recorder) {
@@ -268,10 +281,15 @@ public final class DemoRun {
         }
         table.line(totals.toString());
         CallTotals calls = report.calls();
-        table.line(String.format(Locale.ROOT, "calls:  %,d made, %,d succeeded (%s), %,d quota errors, %,d gave up rate limited, %,d gave up on 503",
-                calls.calls(), calls.get(CallResult.Kind.SUCCEEDED), pct(calls.get(CallResult.Kind.SUCCEEDED), calls.calls()),
-                calls.get(CallResult.Kind.QUOTA_EXCEEDED), calls.get(CallResult.Kind.RATE_LIMITED),
-                calls.get(CallResult.Kind.UNAVAILABLE)));
+        StringBuilder ended = new StringBuilder(String.format(Locale.ROOT, "calls:  %,d made, %,d succeeded (%s)",
+                calls.calls(), calls.get(CallResult.Kind.SUCCEEDED),
+                pct(calls.get(CallResult.Kind.SUCCEEDED), calls.calls())));
+        for (CallResult.Kind k : CallResult.Kind.values()) {
+            if (k != CallResult.Kind.SUCCEEDED && calls.get(k) > 0) {
+                ended.append(String.format(Locale.ROOT, ", %,d %s", calls.get(k), k.describe()));
+            }
+        }
+        table.line(ended.toString());
         table.line(String.format(Locale.ROOT, "Shiplane created %,d labels; %,d of them bought twice under one Idempotency-Key",
                 report.upstream().labelsCreated(), report.upstream().duplicateLabels()));
         table.line("report: " + file);

@@ -21,7 +21,8 @@ import java.util.random.RandomGenerator;
 /**
  * A fleet of virtual clients calling Shiplane through the edge over real HTTP: one virtual thread
  * per client, each making calls at Poisson arrivals of its own rate, one call at a time (a client
- * busy retrying makes its next call late, not doubled). All clients share one JDK
+ * busy retrying makes its next call late, not doubled). Clients make their first call at a random
+ * moment of a ramp-up, as a fleet of application instances does not start in one instant. All clients share one JDK
  * {@link HttpClient} (HTTP/1.1, a pool of keep-alive connections) under a {@link WireTap}, so every
  * attempt on the wire is counted whichever {@link CallTransport} made it.
  *
@@ -40,6 +41,7 @@ public final class Fleet implements AutoCloseable {
     private final CallTransport.Factory transports;
     private final SeriesRecorder recorder;
     private final TimeSource time;
+    private final Duration rampUp;
     private final SplittableRandom seedRandom;
     private final Map<CallResult.Kind, LongAdder> totals = new EnumMap<>(CallResult.Kind.class);
     private final List<Thread> threads = new ArrayList<>();
@@ -56,16 +58,18 @@ public final class Fleet implements AutoCloseable {
      * @param transports how each makes its calls
      * @param recorder where attempts and events are counted
      * @param time the clock of the arrivals
+     * @param rampUp clients make their first call at a uniformly random moment of this span
      * @param seed the root of every client's random source
      */
     public Fleet(URI edge, List<ClientSpec> clients, OperationMix mix, CallTransport.Factory transports,
-            SeriesRecorder recorder, TimeSource time, long seed) {
+            SeriesRecorder recorder, TimeSource time, Duration rampUp, long seed) {
         this.edge = Objects.requireNonNull(edge, "edge");
         this.clients = List.copyOf(clients);
         this.mix = Objects.requireNonNull(mix, "mix");
         this.transports = Objects.requireNonNull(transports, "transports");
         this.recorder = Objects.requireNonNull(recorder, "recorder");
         this.time = Objects.requireNonNull(time, "time");
+        this.rampUp = Objects.requireNonNull(rampUp, "rampUp");
         this.seedRandom = new SplittableRandom(seed);
         for (CallResult.Kind k : CallResult.Kind.values()) {
             totals.put(k, new LongAdder());
@@ -136,7 +140,7 @@ public final class Fleet implements AutoCloseable {
 
     private void run(ClientSpec spec, CallTransport transport, RandomGenerator random) {
         double meanGapNanos = 1e9 / spec.callsPerSecond();
-        long next = time.nanoTime() + (long) (random.nextDouble() * meanGapNanos); // spread the first calls
+        long next = time.nanoTime() + (long) (random.nextDouble() * rampUp.toNanos());
         while (!stopped) {
             long wait = next - time.nanoTime();
             if (wait > 0) {

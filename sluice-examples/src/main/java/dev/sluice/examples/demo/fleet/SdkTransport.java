@@ -41,12 +41,14 @@ public final class SdkTransport implements CallTransport {
     static final Duration CALL_DEADLINE = Duration.ofSeconds(20);
 
     private final SluiceHttpClient client;
+    private final SeriesRecorder recorder;
     private final URI usage;
     private final String apiKey;
     private boolean seeded;
 
-    private SdkTransport(SluiceHttpClient client, URI usage, String apiKey) {
+    private SdkTransport(SluiceHttpClient client, SeriesRecorder recorder, URI usage, String apiKey) {
         this.client = client;
+        this.recorder = recorder;
         this.usage = usage;
         this.apiKey = apiKey;
     }
@@ -97,7 +99,7 @@ public final class SdkTransport implements CallTransport {
                         .random(random)
                         .defaultDeadline(CALL_DEADLINE)
                         .build();
-                return new SdkTransport(client, URI.create(edge + "/v1/usage"), spec.apiKey());
+                return new SdkTransport(client, recorder, URI.create(edge + "/v1/usage"), spec.apiKey());
             }
 
             @Override
@@ -129,8 +131,11 @@ public final class SdkTransport implements CallTransport {
             HttpResponse<Void> response = client.send(request, HttpResponse.BodyHandlers.discarding(), options);
             return CallResult.of(CallResult.Kind.SUCCEEDED, response.statusCode(), 0);
         } catch (QuotaExceededException e) {
-            return CallResult.of(e.attempts() == 0 ? CallResult.Kind.QUOTA_EXCEEDED_LOCALLY
-                    : CallResult.Kind.QUOTA_EXCEEDED, e.status(), e.attempts());
+            if (e.attempts() == 0) {
+                recorder.event(Series.LOCAL_QUOTA);
+                return CallResult.of(CallResult.Kind.QUOTA_EXCEEDED_LOCALLY, e.status(), 0);
+            }
+            return CallResult.of(CallResult.Kind.QUOTA_EXCEEDED, e.status(), e.attempts());
         } catch (SluiceException e) {
             return CallResult.of(kind(e), e.status(), e.attempts());
         } catch (IOException | CancellationException e) {

@@ -31,7 +31,8 @@ public final class HtmlReport {
             Series.OTHER, "#8a8a8a",
             Series.RETRIES, "#2f6fd6",
             Series.LOCAL_DROPS, "#11a3a3",
-            Series.BUDGET_EXHAUSTED, "#8c5a2b"));
+            Series.BUDGET_EXHAUSTED, "#8c5a2b",
+            Series.LOCAL_QUOTA, "#d58fe6"));
 
     private HtmlReport() {
     }
@@ -82,6 +83,8 @@ public final class HtmlReport {
         if (run.sdk()) {
             card(h, "local_drops", "local drops (SDK)", totals.get(Series.LOCAL_DROPS), "never reached the network");
             card(h, "budget_exhausted", "budget exhaustions (SDK)", totals.get(Series.BUDGET_EXHAUSTED), "retries refused");
+            card(h, "local_quota", "quota known spent (SDK)", totals.get(Series.LOCAL_QUOTA),
+                    "calls failed at once, no request sent");
         }
         long calls = run.calls().calls();
         card(h, "calls_succeeded", "calls that succeeded", run.calls().get(CallResult.Kind.SUCCEEDED),
@@ -102,6 +105,7 @@ public final class HtmlReport {
         if (run.sdk()) {
             rejections.add(Series.LOCAL_DROPS);
             rejections.add(Series.BUDGET_EXHAUSTED);
+            rejections.add(Series.LOCAL_QUOTA);
         }
         h.append("<h2>Rejections and retries</h2>\n<figure>\n").append(SvgChart.render("chart-rejections",
                 "Rejections, 503s and retries per second", 960, 320, seconds, lines(run, rejections), band))
@@ -165,10 +169,11 @@ public final class HtmlReport {
     }
 
     private static List<Series> shownSeries(boolean sdk) {
-        List<Series> shown = new ArrayList<>(List.of(Series.values()));
-        if (!sdk) {
-            shown.remove(Series.LOCAL_DROPS);
-            shown.remove(Series.BUDGET_EXHAUSTED);
+        List<Series> shown = new ArrayList<>();
+        for (Series s : Series.values()) {
+            if (sdk || !s.sdkOnly()) {
+                shown.add(s);
+            }
         }
         return shown;
     }

@@ -28,10 +28,11 @@ public final class LiveTable {
     public LiveTable(PrintWriter out, boolean terminal, boolean sdk) {
         this.out = out;
         this.terminal = terminal;
-        List<Series> cols = new ArrayList<>(List.of(Series.values()));
-        if (!sdk) {
-            cols.remove(Series.LOCAL_DROPS);
-            cols.remove(Series.BUDGET_EXHAUSTED);
+        List<Series> cols = new ArrayList<>();
+        for (Series s : Series.values()) {
+            if (sdk || !s.sdkOnly()) {
+                cols.add(s);
+            }
         }
         this.columns = List.copyOf(cols);
     }

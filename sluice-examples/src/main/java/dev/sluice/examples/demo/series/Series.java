@@ -4,8 +4,8 @@ package dev.sluice.examples.demo.series;
  * The per-second series of a demo run. Every HTTP attempt the fleet sends is counted once in
  * {@link #OFFERED} and once in exactly one outcome ({@link #ADMITTED} .. {@link #OTHER}), both in
  * the second it was sent, so that per second {@code offered = admitted + rate_limited +
- * quota_exhausted + unavailable + other} once every attempt is answered. The last four series
- * count events, in the second they happened.
+ * quota_exhausted + unavailable + other} once every attempt is answered. The other series count
+ * events, in the second they happened.
  */
 public enum Series {
     /** HTTP attempts sent to the edge (first attempts and retries). */
@@ -25,7 +25,9 @@ public enum Series {
     /** Calls the SDK's adaptive throttle dropped before they reached the network (SPEC §4.5). */
     LOCAL_DROPS("local_drops", "drops", "calls the SDK dropped locally (adaptive throttling)"),
     /** Retries the SDK's retry budget refused (SPEC §4.2). */
-    BUDGET_EXHAUSTED("budget_exhausted", "budget-x", "retries the SDK's retry budget refused");
+    BUDGET_EXHAUSTED("budget_exhausted", "budget-x", "retries the SDK's retry budget refused"),
+    /** Calls the SDK failed at once, without a request, because it knew the quota was spent (SPEC §4.2). */
+    LOCAL_QUOTA("local_quota", "sdk-quota", "calls the SDK failed at once: the quota is known spent until its reset");
 
     private final String id;
     private final String column;
@@ -50,6 +52,11 @@ public enum Series {
     /** One line on what it counts. */
     public String meaning() {
         return meaning;
+    }
+
+    /** Whether only a fleet on the SDK produces this series (the table hides it otherwise). */
+    public boolean sdkOnly() {
+        return this == LOCAL_DROPS || this == BUDGET_EXHAUSTED || this == LOCAL_QUOTA;
     }
 
     /** Whether this series is an attempt outcome (they add up to {@link #OFFERED}). */

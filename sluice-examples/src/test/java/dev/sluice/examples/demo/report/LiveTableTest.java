@@ -48,7 +48,7 @@ class LiveTableTest {
         table.row(second(3, 1, 1, 0, 0, 0), "");
 
         String[] lines = text.toString().split("\n");
-        assertThat(lines[0]).endsWith("   retries     drops  budget-x");
+        assertThat(lines[0]).endsWith("   retries     drops  budget-x sdk-quota");
         assertThat(lines[1]).startsWith("\r\033[2K3/60 s\r\033[2K   3");
     }
 
