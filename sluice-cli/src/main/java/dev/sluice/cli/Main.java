@@ -1,6 +1,7 @@
 package dev.sluice.cli;
 
 import dev.sluice.cli.demo.DemoCommand;
+import dev.sluice.cli.explain.ExplainCommand;
 import dev.sluice.cli.replay.ReplayCommand;
 import dev.sluice.cli.upstream.UpstreamCommand;
 import picocli.CommandLine;
@@ -14,6 +15,7 @@ import picocli.CommandLine.Command;
         description = "Both halves of the HTTP rate-limit contract: edge, SDK, queue, delivery, simulator.",
         subcommands = {
             CommandLine.HelpCommand.class,
+            ExplainCommand.class,
             ReplayCommand.class,
             dev.sluice.cli.edge.EdgeCommand.class,
             DemoCommand.class,
