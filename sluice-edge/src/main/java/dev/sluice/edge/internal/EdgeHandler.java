@@ -264,11 +264,12 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
     private void endResponse(Exchange ex, Object msg, boolean headIncluded) {
         boolean bodyInFlight = !ex.requestComplete;
         if (stream) {
-            ctx.write(msg);
             if (bodyInFlight) {
-                ctx.write(new DefaultHttp2ResetFrame(Http2Error.NO_ERROR));
+                // reset only once the answer is written: a reset drops DATA still queued by flow control
+                ctx.writeAndFlush(msg).addListener(f -> resetStream(Http2Error.NO_ERROR));
+            } else {
+                ctx.writeAndFlush(msg);
             }
-            ctx.flush();
             return;
         }
         long remaining = ex.announced < 0 ? Long.MAX_VALUE : ex.announced - ex.bodyBytesSeen;
@@ -287,6 +288,12 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
         ctx.writeAndFlush(msg);
         finishIfComplete(ex);
         updateRead();
+    }
+
+    private void resetStream(Http2Error error) {
+        if (ctx.channel().isActive()) {
+            ctx.writeAndFlush(new DefaultHttp2ResetFrame(error));
+        }
     }
 
     /**
@@ -310,8 +317,7 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
         edge.metrics().rejectedBeforeDecision(reason);
         FullHttpResponse resp = HttpMessages.toNetty(problems().plain(status, code, title, detail));
         if (stream) {
-            ctx.write(resp);
-            ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.NO_ERROR));
+            ctx.writeAndFlush(resp).addListener(f -> resetStream(Http2Error.NO_ERROR));
             exchange = null;
             closing = true; // this stream is over
             return;
@@ -371,10 +377,20 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         Exchange ex = exchange;
-        if (ex != null && ex.upstream != null && !ex.upstreamReleased) {
-            ex.upstream.config().setAutoRead(ctx.channel().isWritable());
+        if (ex != null) {
+            syncUpstreamRead(ex);
         }
         ctx.fireChannelWritabilityChanged();
+    }
+
+    /** The upstream is read only while the client can take more (response backpressure). */
+    private void syncUpstreamRead(Exchange ex) {
+        if (ex.upstream != null && !ex.upstreamReleased) {
+            boolean read = ctx.channel().isWritable();
+            if (ex.upstream.config().isAutoRead() != read) {
+                ex.upstream.config().setAutoRead(read);
+            }
+        }
     }
 
     @Override
@@ -606,8 +622,8 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
                 ctx.write(content);
                 if (!ctx.channel().isWritable()) {
                     ctx.flush();
-                    upstream.config().setAutoRead(false); // resumed by channelWritabilityChanged
                 }
+                syncUpstreamRead(this);
                 return;
             }
             // the response is complete
@@ -625,6 +641,14 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
         @Override
         public void onUpstreamWritabilityChanged() {
             updateRead();
+        }
+
+        @Override
+        public void onUpstreamReadComplete() {
+            if (responseStarted && state == State.FORWARDING && !clientGone) {
+                ctx.flush();
+                syncUpstreamRead(this);
+            }
         }
 
         @Override
@@ -660,7 +684,7 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
             if (started) {
                 // part of the response is already on its way: the only honest signal left is to cut it
                 if (stream) {
-                    ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.INTERNAL_ERROR));
+                    resetStream(Http2Error.INTERNAL_ERROR);
                 } else {
                     closing = true;
                     ctx.flush();

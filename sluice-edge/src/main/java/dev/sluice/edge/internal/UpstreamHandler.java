@@ -43,6 +43,15 @@ final class UpstreamHandler extends ChannelInboundHandlerAdapter {
     }
 
     @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        UpstreamListener l = listener;
+        if (l != null) {
+            l.onUpstreamReadComplete();
+        }
+        ctx.fireChannelReadComplete();
+    }
+
+    @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         UpstreamListener l = listener;
         if (l != null) {
@@ -79,6 +88,9 @@ final class UpstreamHandler extends ChannelInboundHandlerAdapter {
         void onUpstreamContent(HttpContent content);
 
         void onUpstreamWritabilityChanged();
+
+        /** A read from the upstream socket ended: flush what was written to the client. */
+        void onUpstreamReadComplete();
 
         /** The connection failed or closed before the exchange released it. */
         void onUpstreamFailure(Throwable cause);

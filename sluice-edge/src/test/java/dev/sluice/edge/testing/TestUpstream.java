@@ -26,7 +26,7 @@ import java.util.function.Function;
 public final class TestUpstream implements AutoCloseable {
 
     /** One request as the upstream saw it. */
-    public record Seen(String method, String path, Map<String, List<String>> headers, long bodyBytes) {
+    public record Seen(String method, String path, Map<String, List<String>> headers, long bodyBytes, int remotePort) {
         public String header(String name) {
             for (Map.Entry<String, List<String>> e : headers.entrySet()) {
                 if (e.getKey().equalsIgnoreCase(name)) {
@@ -80,7 +80,7 @@ public final class TestUpstream implements AutoCloseable {
                 }
             }
             Seen s = new Seen(ex.getRequestMethod(), ex.getRequestURI().getRawPath(), Map.copyOf(ex.getRequestHeaders()),
-                    bytes);
+                    bytes, ex.getRemoteAddress().getPort());
             seen.add(s);
             count.incrementAndGet();
             Reply r = byPath.getOrDefault(s.path(), replies.apply(s));
