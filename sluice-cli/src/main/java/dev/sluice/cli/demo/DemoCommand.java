@@ -65,6 +65,8 @@ public final class DemoCommand implements Callable<Integer> {
             description = "where to write the HTML report (default ${DEFAULT-VALUE})")
     Path report;
 
+    private static final String EDGE_LOG_LEVEL = "org.slf4j.simpleLogger.log.dev.sluice.edge.EdgeServer";
+
     static final Path DEFAULT_CONFIG = Path.of("examples", "shiplane.yaml");
 
     @Option(names = "--config", paramLabel = "FILE", defaultValue = "examples/shiplane.yaml",
@@ -100,6 +102,10 @@ public final class DemoCommand implements Callable<Integer> {
                     + " (run from the repository root, or pass --config FILE)");
             err.flush();
             return 2;
+        }
+        // the setup block prints the edge's address; its own start-up log line would only repeat it
+        if (System.getProperty(EDGE_LOG_LEVEL) == null) {
+            System.setProperty(EDGE_LOG_LEVEL, "warn");
         }
         DemoRun run = new DemoRun(settings, ShiplaneEdge.starter(), TimeSource.system(), out, isTerminal());
         Thread hook = new Thread(() -> {

@@ -40,7 +40,7 @@ public final class UpstreamCommand implements Callable<Integer> {
     long latencyMillis;
 
     @Option(names = "--jitter-ms", paramLabel = "MS",
-            description = "answers take latency ± jitter, uniformly (default ${DEFAULT-VALUE})", defaultValue = "5")
+            description = "answers take latency +/- jitter, uniformly (default ${DEFAULT-VALUE})", defaultValue = "5")
     long jitterMillis;
 
     @Option(names = "--seed", paramLabel = "N", description = "seed of latencies and generated values (default ${DEFAULT-VALUE})",
@@ -73,7 +73,7 @@ public final class UpstreamCommand implements Callable<Integer> {
             server.close();
             stopped.countDown();
         }, "shiplane-shutdown"));
-        out.printf("Shiplane listening on %s (latency %d ms ± %d ms). Ctrl-C stops it.%n", server.baseUri(),
+        out.printf("Shiplane listening on %s (latency %d ms +/- %d ms). Ctrl-C stops it.%n", server.baseUri(),
                 latencyMillis, jitterMillis);
         out.printf("  try: curl -s -X POST -H 'Idempotency-Key: k1' %s/v1/labels%n", server.baseUri());
         out.printf("  blip: curl -s -X POST '%s/_shiplane/blip?on=true'   (and ?on=false)%n", server.baseUri());

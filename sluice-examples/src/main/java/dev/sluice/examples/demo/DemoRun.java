@@ -244,7 +244,8 @@ public final class DemoRun {
                 ? "; blip (503) from " + settings.blipAtSeconds() + " s to " + (settings.blipAtSeconds()
                         + settings.blipForSeconds()) + " s"
                 : "; no blip";
-        lines.add("  upstream  Shiplane " + shiplane.baseUri() + ", answers in 20 ms ± 5 ms" + blip);
+        lines.add(String.format(Locale.ROOT, "  upstream  Shiplane %s, answers in %d ms +/- %d ms%s", shiplane.baseUri(),
+                shiplane.config().latency().toMillis(), shiplane.config().latencyJitter().toMillis(), blip));
         StringBuilder fleet = new StringBuilder("  fleet     ");
         String sep = "";
         for (Tenancy t : groups) {

@@ -112,6 +112,11 @@ public final class ShiplaneServer implements AutoCloseable {
         this.blip = on;
     }
 
+    /** The configuration it runs with. */
+    public ShiplaneConfig config() {
+        return config;
+    }
+
     /** Whether a blip is on. */
     public boolean blipping() {
         return blip;
