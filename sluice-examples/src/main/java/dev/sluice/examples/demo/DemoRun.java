@@ -291,6 +291,9 @@ public final class DemoRun {
             }
         }
         table.line(ended.toString());
+        if (!edgeSummary.isEmpty()) {
+            table.line(edgeSummary);
+        }
         table.line(String.format(Locale.ROOT, "Shiplane created %,d labels; %,d of them bought twice under one Idempotency-Key",
                 report.upstream().labelsCreated(), report.upstream().duplicateLabels()));
         table.line("report: " + file);

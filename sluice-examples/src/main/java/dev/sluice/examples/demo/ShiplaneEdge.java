@@ -137,7 +137,7 @@ public final class ShiplaneEdge implements DemoEdge {
 
     @Override
     public String summary() {
-        return String.format(Locale.ROOT, "edge: %,d quota.warning events (SPEC §3.8: one per key and day, past %d %% of a quota)",
+        return String.format(Locale.ROOT, "edge:   %,d quota.warning events (one per key and day past %d %% of a quota, SPEC 3.8)",
                 quotaWarnings.sum(), server.config().softLimitPercent());
     }
 

@@ -138,6 +138,8 @@ class DemoRunTest {
         assertThat(rows).hasSize(SECONDS);
         assertThat(rows.get(BLIP_AT)).endsWith("<- blip (Shiplane answers 503)");
         assertThat(printed).contains("report: " + reportFile);
+        // one Trial key crossed 80 % of its 20-a-day quota: exactly one warning (SPEC §3.8)
+        assertThat(printed).contains("edge:   1 quota.warning events");
     }
 
     @Test
