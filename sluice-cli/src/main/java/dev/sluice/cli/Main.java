@@ -15,6 +15,7 @@ import picocli.CommandLine.Command;
         description = "Both halves of the HTTP rate-limit contract: edge, SDK, queue, delivery, simulator.",
         subcommands = {
             CommandLine.HelpCommand.class,
+            dev.sluice.cli.deliver.DeliverCommand.class,
             ExplainCommand.class,
             ReplayCommand.class,
             dev.sluice.cli.edge.EdgeCommand.class,

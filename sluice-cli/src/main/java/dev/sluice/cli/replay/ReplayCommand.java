@@ -9,6 +9,7 @@ import dev.sluice.limiter.Costs;
 import dev.sluice.limiter.Decision;
 import dev.sluice.limiter.Denied;
 import dev.sluice.limiter.Plan;
+import dev.sluice.limiter.Unavailable;
 import dev.sluice.limiter.config.ConfigException;
 import dev.sluice.limiter.config.KeyBinding;
 import dev.sluice.limiter.config.LimiterConfig;
@@ -177,6 +178,13 @@ public final class ReplayCommand implements Callable<Integer> {
                 json.writeStringField("outcome", "cost_exceeds_burst");
                 json.writeStringField("limit", c.policy().name());
                 json.writeNullField("retry_after_s"); // waiting cannot help (R14a)
+            }
+            case Unavailable u -> { // a shared store failing closed (SPEC §3.14); the in-memory store never does
+                json.writeBooleanField("allowed", false);
+                json.writeNumberField("status", 503);
+                json.writeStringField("outcome", "overloaded");
+                json.writeNullField("limit");
+                json.writeNumberField("retry_after_s", u.retryAfterSeconds());
             }
         }
         json.writeStringField("ratelimit_policy", plan.rateLimitPolicyField());
