@@ -125,6 +125,11 @@ public final class DemoCommand implements Callable<Integer> {
             err.println("sluice demo: invalid configuration:" + System.lineSeparator() + e.getMessage());
             err.flush();
             return 2;
+        } catch (IllegalArgumentException e) {
+            out.flush();
+            err.println("sluice demo: " + e.getMessage());
+            err.flush();
+            return 2;
         } catch (IOException e) {
             out.flush();
             err.println("sluice demo: " + e.getMessage());

@@ -57,4 +57,15 @@ class DemoCommandTest {
         assertThat(run.exitCode()).isEqualTo(2);
         assertThat(run.err()).startsWith("sluice demo: invalid configuration:").contains("bad.yaml:4");
     }
+
+    @Test
+    void aConfigurationWithoutTheDemosPlansIsRefusedByName(@TempDir Path dir) throws Exception {
+        Path other = dir.resolve("other.yaml");
+        Files.writeString(other, "plans:\n  basic:\n    policies:\n      - { name: burst, kind: burst, q: 20, w: 2 }\n");
+
+        CliRun run = CliRun.of("demo", "--config", other.toString(), "--duration", "1");
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("the demo needs plans named \"free\" and \"pro\"; found [basic]");
+    }
 }

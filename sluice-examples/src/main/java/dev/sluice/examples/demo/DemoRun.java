@@ -95,10 +95,15 @@ public final class DemoRun {
      * Runs the demo.
      *
      * @return the run's numbers and the report written
+     * @throws IllegalStateException if this instance already ran
+     * @throws IllegalArgumentException if the configuration lacks the plans the demo needs
      * @throws IOException if Shiplane or the edge cannot listen, or the report cannot be written
      * @throws dev.sluice.limiter.config.ConfigException if the edge configuration is invalid
      */
     public DemoResult run() throws IOException {
+        if (finished.getCount() == 0 || printedRows > 0) {
+            throw new IllegalStateException("a DemoRun runs once");
+        }
         try {
             return runFleet();
         } finally {
@@ -138,8 +143,8 @@ public final class DemoRun {
                     table.row(seconds.get(s), note(s));
                 }
                 SecondCounts afterRun = recorder.sum(secondsRun, recorder.capacitySeconds());
-                Optional<SecondCounts> stopping = afterRun.equals(new SecondCounts(secondsRun,
-                        new long[Series.values().length])) ? Optional.empty() : Optional.of(afterRun);
+                Optional<SecondCounts> stopping = java.util.Arrays.stream(afterRun.values()).anyMatch(v -> v > 0)
+                        ? Optional.of(afterRun) : Optional.empty();
                 stopping.ifPresent(table::stoppingRow);
                 boolean interrupted = ranNanos < settings.durationSeconds() * 1_000_000_000L;
                 RunReport report = new RunReport(startedAt, settings.durationSeconds(), interrupted, setup,
