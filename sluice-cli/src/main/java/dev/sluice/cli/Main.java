@@ -1,5 +1,7 @@
 package dev.sluice.cli;
 
+import dev.sluice.cli.explain.ExplainCommand;
+import dev.sluice.cli.replay.ReplayCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -9,7 +11,13 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         version = "sluice 0.1.0-SNAPSHOT",
         description = "Both halves of the HTTP rate-limit contract: edge, SDK, queue, delivery, simulator.",
-        subcommands = {CommandLine.HelpCommand.class, dev.sluice.cli.edge.EdgeCommand.class})
+        subcommands = {
+            CommandLine.HelpCommand.class,
+            dev.sluice.cli.deliver.DeliverCommand.class,
+            ExplainCommand.class,
+            ReplayCommand.class,
+            dev.sluice.cli.edge.EdgeCommand.class
+        })
 public final class Main implements Runnable {
 
     @CommandLine.Spec

@@ -1,6 +1,7 @@
 package dev.sluice.limiter;
 
 import dev.sluice.limiter.gcra.GcraParams;
+import dev.sluice.limiter.headers.RateLimitFields;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -21,6 +22,8 @@ public final class Plan {
     private final GcraParams[] gcra;
     private final boolean hasQuota;
     private final int hash;
+    /** the RateLimit-Policy field, serialised on first use (a benign race: the value is a constant) */
+    private String rateLimitPolicyField;
 
     private Plan(String name, List<Policy> policies) {
         if (name == null || name.isBlank()) {
@@ -73,6 +76,19 @@ public final class Plan {
     /** The policies, in wire order; unmodifiable. */
     public List<Policy> policies() {
         return policies;
+    }
+
+    /**
+     * This plan's {@code RateLimit-Policy} field value (SPEC §2.1, §2.2), serialised once and then
+     * reused: {@code "burst";q=20;w=2, "daily";q=10000;w=86400}.
+     */
+    public String rateLimitPolicyField() {
+        String field = rateLimitPolicyField;
+        if (field == null) {
+            field = RateLimitFields.policyField(this);
+            rateLimitPolicyField = field;
+        }
+        return field;
     }
 
     /** How many policies. */

@@ -24,6 +24,7 @@ class ReadmeExampleTest {
             case Denied d -> out.add(d.outcome().wireName() + " limit=" + d.policy().name()
                     + " retry-after=" + d.retryAfterSeconds());
             case CostExceedsBurst c -> out.add("400 cost_exceeds_burst: " + c.policy().name());
+            case Unavailable u -> out.add("503 overloaded: retry-after=" + u.retryAfterSeconds());
         }
 
         assertThat(out).containsExactly("burst r=19 t=1", "daily r=9999 t=21600");

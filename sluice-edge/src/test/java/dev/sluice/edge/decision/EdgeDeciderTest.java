@@ -269,6 +269,36 @@ class EdgeDeciderTest {
     }
 
     @Test
+    void aStoreThatCannotDecideIs503OverloadedAndChargesNothing() {
+        // SPEC §3.14 fail-closed: the store answers Unavailable within its bound
+        LimiterStore down = new LimiterStore() {
+            @Override
+            public Decision decide(String key, Plan plan, Costs costs) {
+                return new dev.sluice.limiter.Unavailable(plan, Duration.ofMillis(1_200), "redis: timeout after 50 ms");
+            }
+
+            @Override
+            public List<PolicyState> usage(String key, Plan plan) {
+                throw new AssertionError("not called");
+            }
+
+            @Override
+            public void refund(String key, Allowed charge) {
+                throw new AssertionError("not called");
+            }
+        };
+        Verdict.Answer a = (Verdict.Answer) now(new EdgeDecider(new EdgeRules(config), down, time, List.of())
+                .decide(get("/v1/x", "sk_free")));
+        assertThat(a.response().status()).isEqualTo(503);
+        assertThat(a.response().header("Retry-After")).hasValue("2");
+        assertThat(a.response().header("Cache-Control")).hasValue("no-store");
+        assertThat(a.response().header("RateLimit-Policy")).hasValue("\"burst\";q=20;w=2, \"daily\";q=10000;w=86400");
+        assertThat(new String(a.response().body(), java.nio.charset.StandardCharsets.UTF_8))
+                .contains("/errors/overloaded").doesNotContain("redis");
+        assertThat(a.record().outcome()).isEqualTo(DecisionOutcome.UNAVAILABLE);
+    }
+
+    @Test
     void aSoftLimitCrossingProposesOneWarning() {
         Plan free = config.binding("sk_free").orElseThrow().plan();
         for (int i = 0; i < 399; i++) {

@@ -86,11 +86,24 @@ class ProblemsTest {
     void rateLimitFieldsCarryUnitAndPartitionKeyWhenAPolicyHasThem() {
         Plan plan = Plan.of("p", new BurstPolicy("up", 100, 1, QuotaUnit.CONTENT_BYTES, "tenant-7"),
                 BurstPolicy.of("burst", 10, 1));
-        RateLimitFields f = new RateLimitFields(plan, 80);
-        assertThat(f.policyLine()).isEqualTo("\"up\";q=100;w=1;qu=\"content-bytes\";pk=:dGVuYW50LTc=:, "
-                + "\"burst\";q=10;w=1");
-        assertThat(f.limitLine(List.of(new PolicyState(plan.policy(0), 40, 1, 60, PolicyState.NO_RESET_AT),
-                new PolicyState(plan.policy(1), 9, 1, 1, PolicyState.NO_RESET_AT))))
-                .isEqualTo("\"up\";r=40;t=1;pk=:dGVuYW50LTc=:, \"burst\";r=9;t=1");
+        List<Header> h = LimitFields.headers(plan, List.of(
+                new PolicyState(plan.policy(0), 40, 1, 60, PolicyState.NO_RESET_AT),
+                new PolicyState(plan.policy(1), 9, 1, 1, PolicyState.NO_RESET_AT)), 80);
+        assertThat(h).containsExactly(
+                new Header("RateLimit-Policy", "\"up\";q=100;w=1;qu=\"content-bytes\";pk=:dGVuYW50LTc=:, \"burst\";q=10;w=1"),
+                new Header("RateLimit", "\"up\";r=40;t=1;pk=:dGVuYW50LTc=:, \"burst\";r=9;t=1"));
+    }
+
+    @Test
+    void theWarningFieldListsEveryQuotaPolicyPastTheThreshold() {
+        // SPEC §3.8: 8,000 of 10,000 is 80 %
+        List<PolicyState> states = List.of(new PolicyState(BURST, 0, 2, 20, PolicyState.NO_RESET_AT),
+                new PolicyState(DAILY, 2_000, 21_600, 8_000, 1_764_547_200L));
+        assertThat(LimitFields.warningLine(states, 80)).isEqualTo("\"daily\";used=8000;q=10000");
+        assertThat(LimitFields.warningLine(states, 81)).isNull();
+        assertThat(LimitFields.crossedSoftLimit(states.get(1), 1, 80)).isTrue();
+        assertThat(LimitFields.crossedSoftLimit(states.get(1), 0, 80)).isFalse();
+        // a burst policy never warns, even when empty
+        assertThat(LimitFields.pastSoftLimit(states.get(0), 1)).isFalse();
     }
 }

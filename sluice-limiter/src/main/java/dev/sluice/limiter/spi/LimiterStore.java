@@ -48,7 +48,9 @@ public interface LimiterStore extends AutoCloseable {
      * {@code costs} if all admit, none otherwise (SPEC §3.3).
      *
      * @return {@link dev.sluice.limiter.Allowed}, {@link dev.sluice.limiter.Denied} or
-     *     {@link dev.sluice.limiter.CostExceedsBurst}; never {@code null}
+     *     {@link dev.sluice.limiter.CostExceedsBurst}; a shared store that cannot answer in bounded
+     *     time and fails closed returns {@link dev.sluice.limiter.Unavailable} (SPEC §3.14); never
+     *     {@code null}
      * @throws NullPointerException if an argument is {@code null}
      */
     Decision decide(String key, Plan plan, Costs costs);

@@ -8,6 +8,7 @@ import dev.sluice.wire.snapshot.Outcome;
 import dev.sluice.wire.snapshot.PolicySnapshot;
 import dev.sluice.wire.snapshot.PolicySnapshot.PolicyKind;
 import dev.sluice.wire.snapshot.RateLimitSnapshot;
+import dev.sluice.wire.value.WireNumbers;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -169,7 +170,7 @@ public final class DialectRegistry {
             return d.duration();
         }
         if (problem != null && problem.retryAfterSeconds() != null) {
-            long s = Math.min(problem.retryAfterSeconds(), dev.sluice.wire.value.WireNumbers.MAX_DURATION.getSeconds());
+            long s = Math.min(problem.retryAfterSeconds(), WireNumbers.MAX_DURATION.getSeconds());
             return Duration.ofSeconds(s);
         }
         return null;
@@ -221,7 +222,7 @@ public final class DialectRegistry {
             return quota.resetAt();
         }
         if (outcome == Outcome.QUOTA_EXHAUSTED && retryAfter != null) {
-            return in.responseTime().plus(retryAfter);
+            return ResetUnit.plus(in.responseTime(), retryAfter);
         }
         return null;
     }

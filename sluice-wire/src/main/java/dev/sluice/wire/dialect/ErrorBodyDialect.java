@@ -6,9 +6,11 @@ import dev.sluice.wire.snapshot.PolicySnapshot;
 import dev.sluice.wire.value.WireNumbers;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.Set;
 
 /**
- * Error bodies that say "rate limited" without any rate-limit field. Id {@code error-body}.
+ * Error bodies that say "rate limited" without any rate-limit field, on the statuses servers use
+ * for limits (400, 402, 403, 420, 422, 429). Id {@code error-body}.
  * <ul>
  *   <li>A JSON {@code retry_after} / {@code retryAfter} number (seconds, top level or under
  *       {@code error}) is the wait; a top-level {@code limit} number the quota and {@code current}
@@ -17,7 +19,7 @@ import java.util.Optional;
  *       (Stripe sent 400 before API version 2015-09-08), X/Twitter {@code errors[].code} 88, Okta
  *       {@code errorCode} {@code E0000047}, Twilio {@code code} 20429, Slack {@code error}
  *       {@code ratelimited}. The code is kept as attribute {@code error_code}.</li>
- *   <li>Otherwise, on an error status, the words servers use: "rate limit", "too many requests",
+ *   <li>Otherwise the words servers use: "rate limit", "too many requests",
  *       "too fast", "allowed queries exceeded", ... in JSON text members or a plain-text/HTML body
  *       (RDAP servers send 403 and 422 this way). A daily or monthly limit named in the
  *       {@code error}/{@code message} text is {@code quota_exhausted}.</li>
@@ -27,6 +29,8 @@ public final class ErrorBodyDialect implements Dialect {
 
     public static final ErrorBodyDialect INSTANCE = new ErrorBodyDialect();
 
+    /** The statuses servers use to say "too much": 429, and 400, 402, 403, 420, 422 (R08, vectors). */
+    private static final Set<Integer> LIMIT_STATUSES = Set.of(400, 402, 403, 420, 422, 429);
     private static final Duration SECOND = Duration.ofSeconds(1);
     private static final Duration MILLI = Duration.ofMillis(1);
 
@@ -40,8 +44,8 @@ public final class ErrorBodyDialect implements Dialect {
 
     @Override
     public Optional<DialectReading> read(DialectInput in) {
-        if (in.status() < 400 || in.body() == null) {
-            return Optional.empty();
+        if (!LIMIT_STATUSES.contains(in.status()) || in.body() == null) {
+            return Optional.empty(); // a 404 page that mentions "rate limit" is still a 404
         }
         JsonNode json = in.json().orElse(null);
         DialectReading.Builder r = DialectReading.builder();

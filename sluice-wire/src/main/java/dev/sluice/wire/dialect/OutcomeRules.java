@@ -12,7 +12,8 @@ import java.util.List;
  * <ol>
  *   <li>1xx–3xx: {@code ok}, whatever the headers say (a 200 with {@code r=0} was still served).</li>
  *   <li>503 and 529: {@code overloaded} (R09: never a quota matter).</li>
- *   <li>The dialect's own verdict, when it gave one.</li>
+ *   <li>Any other 5xx: {@code server_error}, or {@code overloaded} when the dialect says so.</li>
+ *   <li>A 4xx: the dialect's own verdict, when it gave one.</li>
  *   <li>429 and 420 are limits. 400, 402, 403 and 422 are limits only with evidence: a problem
  *       type that says so, an exhausted policy, a {@code Retry-After}, or an error text in the
  *       words servers use ("rate limit", "too fast", ...). Otherwise {@code client_error} /
@@ -37,8 +38,13 @@ final class OutcomeRules {
         if (status == 503 || status == 529) {
             return Outcome.OVERLOADED;
         }
-        if (reading != null && reading.outcome() != null && reading.outcome() != Outcome.OK) {
-            return reading.outcome();
+        Outcome verdict = reading == null ? null : reading.outcome();
+        if (status >= 500) {
+            // a 5xx is the server's trouble; only "overloaded" (Anthropic's overloaded_error) refines it
+            return verdict == Outcome.OVERLOADED ? Outcome.OVERLOADED : Outcome.SERVER_ERROR;
+        }
+        if (verdict != null && verdict != Outcome.OK) {
+            return verdict;
         }
         ProblemDetails problem = in.problem().orElse(null);
         Outcome byType = problem == null ? null : byProblemType(problem.typeCode());
@@ -52,7 +58,7 @@ final class OutcomeRules {
                     || Signals.saysRateLimited(in.body())
                     || Signals.saysQuotaSpent(in.body()));
             if (!evidence) {
-                return status < 500 ? Outcome.CLIENT_ERROR : Outcome.SERVER_ERROR;
+                return Outcome.CLIENT_ERROR;
             }
         }
         if (byType != null) {

@@ -43,7 +43,7 @@ record QuotaPolicies(Long limit, List<long[]> policies) {
         List<long[]> policies = new ArrayList<>(2);
         String[] members = value.split(",");
         for (int m = 0; m < members.length; m++) {
-            String[] parts = members[m].split(";");
+            String[] parts = members[m].split(";", -1);
             long q = WireNumbers.parseCount(parts[0]);
             if (q < 0) {
                 continue;

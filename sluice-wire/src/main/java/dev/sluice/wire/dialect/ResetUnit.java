@@ -6,6 +6,7 @@ import dev.sluice.wire.value.GoDuration;
 import dev.sluice.wire.value.HttpDate;
 import dev.sluice.wire.value.Rfc3339;
 import dev.sluice.wire.value.WireNumbers;
+import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -104,7 +105,16 @@ public enum ResetUnit {
         Duration d = WireNumbers.clamp(in);
         policy.resetIn(d);
         if (policy.resetAt() == null) {
-            policy.resetAt(responseTime.plus(d));
+            policy.resetAt(plus(responseTime, d));
+        }
+    }
+
+    /** {@code t + d}, or {@code null} beyond {@link Instant#MAX} (an absurd caller clock). */
+    static Instant plus(Instant t, Duration d) {
+        try {
+            return t.plus(d);
+        } catch (DateTimeException | ArithmeticException e) {
+            return null;
         }
     }
 

@@ -76,10 +76,17 @@ final class Signals {
         return n.isNumber() ? n.asText() : null;
     }
 
-    /** A JSON number as plain decimal text ({@code 64.57}, {@code 41200}), or {@code null}. */
+    /**
+     * A JSON number as plain decimal text ({@code 64.57}, {@code 41200}), or {@code null}. A literal
+     * too large for a double ({@code 1e400}) reads as infinity and comes back as a huge integer,
+     * which callers saturate; a negative one is returned negative, for callers to reject.
+     */
     static String plainNumber(JsonNode n) {
         if (n == null || !n.isNumber()) {
             return null;
+        }
+        if (n.isFloatingPointNumber() && !n.isBigDecimal() && !Double.isFinite(n.doubleValue())) {
+            return n.doubleValue() > 0 ? "99999999999999999999" : null;
         }
         return n.decimalValue().stripTrailingZeros().toPlainString();
     }

@@ -14,7 +14,6 @@ import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -200,9 +199,7 @@ public record ProblemDetails(
             return Optional.empty();
         }
         Builder b = builder();
-        Iterator<Map.Entry<String, JsonNode>> fields = node.fields();
-        while (fields.hasNext()) {
-            Map.Entry<String, JsonNode> f = fields.next();
+        for (Map.Entry<String, JsonNode> f : node.properties()) {
             JsonNode v = f.getValue();
             switch (f.getKey()) {
                 case "type" -> b.type(v.isTextual() ? v.textValue() : null);
@@ -340,7 +337,7 @@ public record ProblemDetails(
         }
         if (v.isObject()) {
             Map<String, Object> map = new LinkedHashMap<>();
-            v.fields().forEachRemaining(e -> map.put(e.getKey(), toJava(e.getValue())));
+            v.properties().forEach(e -> map.put(e.getKey(), toJava(e.getValue())));
             return Collections.unmodifiableMap(map);
         }
         return v.asText();

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -124,7 +125,7 @@ public record PolicySnapshot(
             if (name == null) {
                 return UNKNOWN;
             }
-            String n = name.toLowerCase(java.util.Locale.ROOT);
+            String n = name.toLowerCase(Locale.ROOT);
             if (n.contains("day") || n.contains("daily") || n.contains("month") || n.contains("week")
                     || n.contains("year") || n.contains("annual") || n.contains("hour")
                     || n.contains("quota") || n.contains("credit")) {

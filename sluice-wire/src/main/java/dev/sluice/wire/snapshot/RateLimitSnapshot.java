@@ -29,8 +29,9 @@ import java.util.Optional;
  * @param quotaResetAt when a spent quota comes back, if the response says; {@code null} otherwise
  * @param attributes dialect-specific facts worth keeping ({@code scope}, {@code bucket},
  *     {@code resource}, {@code global}); never {@code null}
- * @param violatedPolicies every policy the server named as violated (problem
- *     {@code violated-policies}, else {@code limit}), in order; never {@code null}
+ * @param violatedPolicies every policy named as violated (problem {@code limit} and
+ *     {@code violated-policies}, the dialect's marker), in order; when none is named but
+ *     {@code violatedPolicy} is set, that one; never {@code null}
  */
 public record RateLimitSnapshot(
         int status,

@@ -30,6 +30,9 @@ public final class HttpDate {
         "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"
     };
 
+    private static final Instant FIRST = Instant.parse("0001-01-01T00:00:00Z");
+    private static final Instant LAST = Instant.parse("9999-12-31T23:59:59Z");
+
     private HttpDate() {
     }
 
@@ -76,7 +79,9 @@ public final class HttpDate {
         if (yy < 0) {
             return null;
         }
-        int referenceYear = reference.atZone(ZoneOffset.UTC).getYear();
+        int referenceYear = reference.isBefore(FIRST) || reference.isAfter(LAST)
+                ? 2000 // an absurd reference clock: any century is as good, and atZone would throw
+                : reference.atZone(ZoneOffset.UTC).getYear();
         long year = (referenceYear / 100) * 100L + yy;
         if (year > referenceYear + 50) {
             year -= 100;

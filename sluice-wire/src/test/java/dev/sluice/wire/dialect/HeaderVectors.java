@@ -55,7 +55,7 @@ final class HeaderVectors {
      */
     private static ResponseView response(JsonNode v, JsonNode expected) {
         HttpFields.Builder h = HttpFields.builder();
-        v.path("headers").fields().forEachRemaining(e -> {
+        v.path("headers").properties().forEach(e -> {
             if (e.getValue().isArray()) {
                 e.getValue().forEach(line -> h.add(e.getKey(), line.asText()));
             } else {

@@ -11,7 +11,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -42,9 +41,7 @@ final class VectorChecker {
     List<String> check(HeaderVectors.Vector vector, RateLimitSnapshot s, Instant localNow) {
         List<String> errors = new ArrayList<>();
         PolicySnapshot primary = s.policies().isEmpty() ? null : s.policies().get(0);
-        Iterator<Map.Entry<String, JsonNode>> fields = vector.expected().fields();
-        while (fields.hasNext()) {
-            Map.Entry<String, JsonNode> f = fields.next();
+        for (Map.Entry<String, JsonNode> f : vector.expected().properties()) {
             String key = f.getKey();
             SpecOverride o = overrides.get(vector.id() + "/" + key);
             JsonNode want = o != null ? o.value() : f.getValue();
@@ -85,7 +82,7 @@ final class VectorChecker {
                         policy(errors, s, p.get("id").asText(), p);
                     }
                 }
-                case "limits" -> want.fields().forEachRemaining(e -> policy(errors, s, e.getKey(), e.getValue()));
+                case "limits" -> want.properties().forEach(e -> policy(errors, s, e.getKey(), e.getValue()));
                 case "per_app" -> policy(errors, s, "per-app-api-usage", want);
                 case "endpoint_limit" -> policy(errors, s, "tickets-index", want);
                 default -> errors.add("unhandled expectation key '" + key + "'");
@@ -100,7 +97,7 @@ final class VectorChecker {
             errors.add("policy '" + name + "' missing; got " + s.policies());
             return;
         }
-        want.fields().forEachRemaining(e -> {
+        want.properties().forEach(e -> {
             String k = "policy " + name + "." + e.getKey();
             JsonNode v = e.getValue();
             switch (e.getKey()) {

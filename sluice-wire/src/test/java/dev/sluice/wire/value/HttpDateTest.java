@@ -68,6 +68,12 @@ class HttpDateTest {
     }
 
     @Test
+    void anAbsurdReferenceClockDoesNotBreakRfc850() {
+        assertThat(HttpDate.parse("Sunday, 06-Nov-94 08:49:37 GMT", Instant.MAX)).isEqualTo(RFC_EXAMPLE);
+        assertThat(HttpDate.parse("Sun, 06 Nov 1994 08:49:37 GMT", Instant.MIN)).isEqualTo(RFC_EXAMPLE);
+    }
+
+    @Test
     void nullIsNotADate() {
         assertThat(HttpDate.parse(null, REFERENCE)).isNull();
     }

@@ -1,0 +1,91 @@
+package dev.sluice.cli.deliver;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sluice.delivery.DeadLetter;
+import dev.sluice.delivery.Delivery;
+import dev.sluice.delivery.config.DeliveryFile;
+import dev.sluice.delivery.jdbc.JdbcDeliveryStore;
+import dev.sluice.delivery.spi.DeliveryListener;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code sluice deliver dead-letters}: the newest dead letters. */
+@Command(name = "dead-letters", mixinStandardHelpOptions = true,
+        description = "Lists dead letters, newest first: id, reason, final class and status, attempts, last error.")
+final class DeadLettersCommand implements Callable<Integer> {
+
+    @Mixin
+    DeliverOptions options;
+
+    @Option(names = "--limit", defaultValue = "50", description = "How many (default ${DEFAULT-VALUE}).")
+    int limit;
+
+    @Option(names = "--payloads", description = "Also print each redacted payload copy.")
+    boolean payloads;
+
+    @Option(names = "--json", description = "Print a JSON array.")
+    boolean json;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        return Guard.run(spec.commandLine().getErr(), () -> {
+            DeliveryFile file = options.load();
+            try (JdbcDeliveryStore store = options.open(file);
+                    Delivery delivery = DeliverOptions.delivery(file, store, DeliveryListener.NONE)) {
+                List<DeadLetter> list = delivery.deadLetters(limit);
+                if (json) {
+                    ObjectMapper m = new ObjectMapper();
+                    ArrayNode a = m.createArrayNode();
+                    for (DeadLetter d : list) {
+                        ObjectNode n = a.addObject();
+                        n.put("id", d.id());
+                        n.put("eventId", d.eventId());
+                        n.put("destination", d.destination());
+                        n.put("idempotencyKey", d.idempotencyKey());
+                        n.put("type", d.eventType());
+                        n.put("reason", d.reason().dbValue());
+                        n.put("finalClass", d.finalClass() == null ? null : d.finalClass().dbValue());
+                        n.put("finalStatus", d.finalStatus());
+                        n.put("attempts", d.attempts());
+                        n.put("lastError", d.lastError());
+                        n.put("deadAt", d.deadAt().toString());
+                        n.put("replayCount", d.replayCount());
+                        n.put("redactedPayload", d.redactedPayload());
+                    }
+                    out.println(m.writerWithDefaultPrettyPrinter().writeValueAsString(a));
+                    return 0;
+                }
+                if (list.isEmpty()) {
+                    out.println("no dead letters");
+                    return 0;
+                }
+                out.printf("%-6s %-27s %-16s %-32s %-20s %-18s %8s %7s  %s%n", "id", "dead at", "destination", "key",
+                        "reason", "final", "attempts", "replays", "last error");
+                for (DeadLetter d : list) {
+                    String fin = d.finalClass() == null ? "-"
+                            : d.finalClass().dbValue() + (d.finalStatus() == null ? "" : " " + d.finalStatus());
+                    out.printf("%-6d %-27s %-16s %-32s %-20s %-18s %8d %7d  %s%n", d.id(), d.deadAt(), d.destination(),
+                            d.idempotencyKey(), d.reason().dbValue(), fin, d.attempts(), d.replayCount(),
+                            d.lastError() == null ? "" : d.lastError());
+                    if (payloads) {
+                        out.println("       payload: " + (d.redactedPayload() == null ? "(not kept: not JSON)"
+                                : d.redactedPayload()));
+                    }
+                }
+                return 0;
+            }
+        });
+    }
+}

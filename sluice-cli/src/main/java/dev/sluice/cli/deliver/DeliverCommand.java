@@ -1,0 +1,23 @@
+package dev.sluice.cli.deliver;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/** {@code sluice deliver}: the durable delivery worker (SPEC §6). */
+@Command(name = "deliver",
+        mixinStandardHelpOptions = true,
+        description = {"Durable outbound delivery (webhooks, partner calls): exactly-once in effect across crashes,",
+            "throttles and replicas. Store: a SQLite file (default ./sluice-delivery.db) or PostgreSQL."},
+        subcommands = {RunCommand.class, EnqueueCommand.class, StatusCommand.class, DeadLettersCommand.class,
+            ReplayCommand.class, ReviewCommand.class, DestinationsCommand.class})
+public final class DeliverCommand implements Runnable {
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+}

@@ -1,0 +1,46 @@
+package dev.sluice.cli.deliver;
+
+import dev.sluice.delivery.DeliveryException;
+import dev.sluice.delivery.NoSuchEntryException;
+import dev.sluice.delivery.ReplayRefusedException;
+import dev.sluice.delivery.StoreException;
+import dev.sluice.delivery.config.ConfigException;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+
+/**
+ * Turns the delivery worker's typed errors into one line on stderr and an exit code:
+ * 1 refused or not found, 2 bad configuration, 3 store failure, 4 any other delivery error.
+ */
+final class Guard {
+
+    static final int REFUSED = 1;
+    static final int BAD_CONFIG = 2;
+    static final int STORE = 3;
+    static final int OTHER = 4;
+
+    private Guard() {
+    }
+
+    static int run(PrintWriter err, Callable<Integer> body) throws Exception {
+        try {
+            return body.call();
+        } catch (ConfigException e) {
+            err.println("sluice deliver: " + e.getMessage());
+            return BAD_CONFIG;
+        } catch (ReplayRefusedException e) {
+            err.println("sluice deliver: refused (" + e.reason().name().toLowerCase(java.util.Locale.ROOT) + "): "
+                    + e.getMessage());
+            return REFUSED;
+        } catch (NoSuchEntryException e) {
+            err.println("sluice deliver: " + e.getMessage());
+            return REFUSED;
+        } catch (StoreException e) {
+            err.println("sluice deliver: store: " + e.getMessage());
+            return STORE;
+        } catch (DeliveryException | IllegalArgumentException e) {
+            err.println("sluice deliver: " + e.getMessage());
+            return OTHER;
+        }
+    }
+}

@@ -1,0 +1,13 @@
+package dev.sluice.client;
+
+import dev.sluice.wire.snapshot.RateLimitSnapshot;
+
+/**
+ * The server saw this Idempotency-Key before with a different body (409 {@code idempotency_conflict}, SPEC §3.4, §3.11). A client bug: terminal, never retried.
+ */
+public final class IdempotencyConflictException extends SluiceException {
+
+    public IdempotencyConflictException(String message, int status, RateLimitSnapshot snapshot, int attempts) {
+        super(message, null, status, snapshot, attempts);
+    }
+}

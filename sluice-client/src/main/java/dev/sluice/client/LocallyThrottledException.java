@@ -1,0 +1,21 @@
+package dev.sluice.client;
+
+/**
+ * The adaptive throttle dropped the call locally; it never reached the network (SPEC §4.5, the SRE
+ * book's client-side throttling). Carries the drop probability in force at the time.
+ */
+public final class LocallyThrottledException extends SluiceException {
+
+    private final double dropProbability;
+
+    public LocallyThrottledException(String message, double dropProbability, int status,
+            dev.sluice.wire.snapshot.RateLimitSnapshot snapshot, int attempts) {
+        super(message, null, status, snapshot, attempts);
+        this.dropProbability = dropProbability;
+    }
+
+    /** {@code max(0, (requests − K·accepts) / (requests + 1))} when the call was dropped, in [0, 1). */
+    public double dropProbability() {
+        return dropProbability;
+    }
+}

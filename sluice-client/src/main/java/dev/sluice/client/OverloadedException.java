@@ -1,0 +1,26 @@
+package dev.sluice.client;
+
+import dev.sluice.wire.snapshot.RateLimitSnapshot;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The server is short of capacity for everyone (503, Anthropic's 529; SPEC §1 "overloaded") and
+ * Sluice did not retry further. Never a quota matter: an overload never produces
+ * {@link QuotaExceededException} and never pauses the pacer (regression case R09).
+ */
+public final class OverloadedException extends SluiceException {
+
+    private final Duration retryAfter;
+
+    public OverloadedException(String message, Duration retryAfter, int status,
+            RateLimitSnapshot snapshot, int attempts) {
+        super(message, null, status, snapshot, attempts);
+        this.retryAfter = retryAfter;
+    }
+
+    /** The server's Retry-After, when it sent one. */
+    public Optional<Duration> retryAfter() {
+        return Optional.ofNullable(retryAfter);
+    }
+}

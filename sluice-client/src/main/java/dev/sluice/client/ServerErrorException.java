@@ -1,0 +1,15 @@
+package dev.sluice.client;
+
+import dev.sluice.wire.snapshot.RateLimitSnapshot;
+
+/**
+ * A 5xx other than an overload (500, 502, 504, ...). The request may have been processed, so Sluice
+ * retries it only when the call is safe to repeat (idempotent method or Idempotency-Key), like a
+ * timeout; this is what the caller gets when it was not, or when the attempts ran out.
+ */
+public final class ServerErrorException extends SluiceException {
+
+    public ServerErrorException(String message, int status, RateLimitSnapshot snapshot, int attempts) {
+        super(message, null, status, snapshot, attempts);
+    }
+}

@@ -1,0 +1,91 @@
+package dev.sluice.client.core;
+
+import dev.sluice.client.Priority;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * What the core needs to know about one logical call (all its attempts): nothing of the transport.
+ *
+ * @param method the HTTP method, upper case ({@code "GET"}, {@code "POST"})
+ * @param host the authority the call goes to ({@code "api.example.com:443"}); per-host figures
+ *     ("know the dependency") are kept under it
+ * @param idempotencyKey the caller's Idempotency-Key, or {@code null} to let the core mint one for a
+ *     non-idempotent method (SPEC §4.4)
+ * @param deadline how long, from when the call is opened, it may take in total, all retries and
+ *     queue waits included; {@code null} for none. Fixed once, shared by every retry (R20)
+ * @param priority admission level, {@link Priority#INTERACTIVE} (0) or {@link Priority#BACKGROUND}
+ *     (1), or any level {@code >= 0}; lower goes first
+ * @param cost pacer tokens the call takes, {@code >= 1} (a batch route may cost 10, SPEC §3.10)
+ * @param attemptTimeout the transport's per-attempt timeout, if any, compared with the host's p99
+ *     latency; {@code null} when unknown
+ * @param retries false to make exactly one attempt: the call runs under a layer that already
+ *     retries (SPEC §4.7), or the caller asked for no retries
+ */
+public record CallSpec(
+        String method,
+        String host,
+        String idempotencyKey,
+        Duration deadline,
+        int priority,
+        int cost,
+        Duration attemptTimeout,
+        boolean retries) {
+
+    /** RFC 9110 §9.2.2: methods whose repetition has the same intended effect as one request. */
+    private static final Set<String> IDEMPOTENT = Set.of("GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE");
+
+    public CallSpec {
+        Objects.requireNonNull(method, "method");
+        method = method.toUpperCase(Locale.ROOT);
+        host = host == null ? "" : host;
+        if (deadline != null && deadline.isNegative()) {
+            throw new IllegalArgumentException("deadline must not be negative: " + deadline);
+        }
+        if (priority < 0) {
+            throw new IllegalArgumentException("priority must be >= 0: " + priority);
+        }
+        if (cost < 1) {
+            throw new IllegalArgumentException("cost must be >= 1: " + cost);
+        }
+        if (idempotencyKey != null && idempotencyKey.isBlank()) {
+            throw new IllegalArgumentException("idempotencyKey must not be blank");
+        }
+    }
+
+    /** An interactive call of cost 1 with no deadline, no caller key, retries on. */
+    public static CallSpec of(String method, String host) {
+        return new CallSpec(method, host, null, null, Priority.INTERACTIVE, 1, null, true);
+    }
+
+    /** Whether the method is idempotent (RFC 9110 §9.2.2). */
+    public boolean idempotentMethod() {
+        return IDEMPOTENT.contains(method);
+    }
+
+    public CallSpec withIdempotencyKey(String key) {
+        return new CallSpec(method, host, key, deadline, priority, cost, attemptTimeout, retries);
+    }
+
+    public CallSpec withDeadline(Duration d) {
+        return new CallSpec(method, host, idempotencyKey, d, priority, cost, attemptTimeout, retries);
+    }
+
+    public CallSpec withPriority(int p) {
+        return new CallSpec(method, host, idempotencyKey, deadline, p, cost, attemptTimeout, retries);
+    }
+
+    public CallSpec withCost(int c) {
+        return new CallSpec(method, host, idempotencyKey, deadline, priority, c, attemptTimeout, retries);
+    }
+
+    public CallSpec withAttemptTimeout(Duration t) {
+        return new CallSpec(method, host, idempotencyKey, deadline, priority, cost, t, retries);
+    }
+
+    public CallSpec withRetries(boolean r) {
+        return new CallSpec(method, host, idempotencyKey, deadline, priority, cost, attemptTimeout, r);
+    }
+}

@@ -1,0 +1,36 @@
+package dev.sluice.client.core;
+
+/**
+ * One logical call inside a {@link ClientCore}: the handle a driver keeps between
+ * {@link ClientCore#open}, {@link ClientCore#poll} and {@link ClientCore#onAnswer}.
+ *
+ * @param <A> the driver's own per-call data
+ */
+public interface CoreCall<A> {
+
+    /** The driver's data given at open. */
+    A attachment();
+
+    CallSpec spec();
+
+    /**
+     * The Idempotency-Key every attempt of this call carries: the caller's, or one minted once at
+     * open (SPEC §4.4; R07b); {@code null} for an idempotent method without a caller key.
+     */
+    String idempotencyKey();
+
+    /** Attempts started so far; during an attempt, its number (1-based). */
+    int attempts();
+
+    /** Order of opening; also the FIFO order within a priority level. */
+    long id();
+
+    /** Whether the call has a deadline. */
+    boolean hasDeadline();
+
+    /**
+     * The call's absolute deadline on the core's monotonic clock, fixed when it was opened and
+     * shared by every retry (R20); meaningful only when {@link #hasDeadline()}.
+     */
+    long deadlineNanos();
+}

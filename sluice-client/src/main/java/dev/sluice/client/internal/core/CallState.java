@@ -1,0 +1,85 @@
+package dev.sluice.client.internal.core;
+
+import dev.sluice.client.SluiceException;
+import dev.sluice.client.core.CallSpec;
+import dev.sluice.client.core.CoreCall;
+import dev.sluice.wire.snapshot.RateLimitSnapshot;
+
+/** The core's record of one logical call; mutated only under the core's lock. */
+final class CallState<A> implements CoreCall<A> {
+
+    enum Phase { QUEUED, WAITING_TO_RETRY, IN_FLIGHT, DONE }
+
+    final long id;
+    final CallSpec spec;
+    final A attachment;
+    final String idempotencyKey;
+    final boolean hasDeadline;
+    final long deadlineNanos;
+    final int maxAttempts;
+
+    volatile int attempts;
+    Phase phase;
+    long enqueuedNanos;
+    long startedNanos;
+    long retryAtNanos;
+    int lastStatus;
+    RateLimitSnapshot lastSnapshot;
+    /** Set by the pacer gate when it refuses the call. */
+    SluiceException gateError;
+
+    CallState(long id, CallSpec spec, A attachment, String idempotencyKey, boolean hasDeadline,
+            long deadlineNanos, int maxAttempts) {
+        this.id = id;
+        this.spec = spec;
+        this.attachment = attachment;
+        this.idempotencyKey = idempotencyKey;
+        this.hasDeadline = hasDeadline;
+        this.deadlineNanos = deadlineNanos;
+        this.maxAttempts = maxAttempts;
+    }
+
+    @Override
+    public A attachment() {
+        return attachment;
+    }
+
+    @Override
+    public CallSpec spec() {
+        return spec;
+    }
+
+    @Override
+    public String idempotencyKey() {
+        return idempotencyKey;
+    }
+
+    @Override
+    public int attempts() {
+        return attempts;
+    }
+
+    @Override
+    public long id() {
+        return id;
+    }
+
+    @Override
+    public boolean hasDeadline() {
+        return hasDeadline;
+    }
+
+    @Override
+    public long deadlineNanos() {
+        return deadlineNanos;
+    }
+
+    boolean safeToRepeat() {
+        return spec.idempotentMethod() || idempotencyKey != null;
+    }
+
+    @Override
+    public String toString() {
+        return "Call#" + id + "[" + spec.method() + " " + spec.host() + ", attempts=" + attempts + ", " + phase + "]";
+    }
+}

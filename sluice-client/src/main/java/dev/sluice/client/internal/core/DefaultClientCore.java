@@ -1,0 +1,481 @@
+package dev.sluice.client.internal.core;
+
+import dev.sluice.client.ClientConfig;
+import dev.sluice.client.CostExceedsBurstException;
+import dev.sluice.client.DeadlineExceededException;
+import dev.sluice.client.FallbackReason;
+import dev.sluice.client.LocallyThrottledException;
+import dev.sluice.client.QuotaExceededException;
+import dev.sluice.client.RateLimitedException;
+import dev.sluice.client.RetryBudgetExhaustedException;
+import dev.sluice.client.ShedException;
+import dev.sluice.client.ShedReason;
+import dev.sluice.client.SluiceException;
+import dev.sluice.client.TransportException;
+import dev.sluice.client.core.Answer;
+import dev.sluice.client.core.CallSpec;
+import dev.sluice.client.core.ClientCore;
+import dev.sluice.client.core.ClientStats;
+import dev.sluice.client.core.CoreCall;
+import dev.sluice.client.core.CoreEnvironment;
+import dev.sluice.client.core.Decision;
+import dev.sluice.client.core.Dispatch;
+import dev.sluice.client.internal.admission.AdmissionQueue;
+import dev.sluice.client.internal.observe.DependencyProfile;
+import dev.sluice.client.internal.pacing.Pacer;
+import dev.sluice.client.internal.retry.AttemptLedger;
+import dev.sluice.client.internal.retry.Classification;
+import dev.sluice.client.internal.retry.Classifier;
+import dev.sluice.client.internal.retry.InMemoryRetryBudget;
+import dev.sluice.client.internal.retry.RetryWait;
+import dev.sluice.client.internal.throttle.AdaptiveThrottle;
+import dev.sluice.client.spi.RetryBudgetStore;
+import dev.sluice.time.TimeSource;
+import dev.sluice.wire.snapshot.Outcome;
+import dev.sluice.wire.snapshot.PolicySnapshot.PolicyKind;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.PriorityQueue;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The reference {@link ClientCore}: one lock around small, non-blocking sections; no threads; time
+ * from the environment's {@link TimeSource} only. See {@link ClientCore} for the protocol.
+ */
+public final class DefaultClientCore<A> implements ClientCore<A> {
+
+    /** Keys remembered for the per-key attempt cap, and for how long (the edge keeps records 24 h). */
+    private static final int LEDGER_KEYS = 100_000;
+    private static final Duration LEDGER_TTL = Duration.ofHours(24);
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final ClientConfig config;
+    private final CoreEnvironment env;
+    private final TimeSource time;
+    private final Counters counters;
+    private final Classifier classifier;
+    private final RetryWait retryWait;
+    private final AdaptiveThrottle throttle;
+    private final RetryBudgetStore budget;
+    private final Pacer pacer;
+    private final AdmissionQueue<CallState<A>> queue;
+    private final AttemptLedger ledger;
+    private final Map<String, DependencyProfile> profiles = new HashMap<>();
+    private final PriorityQueue<CallState<A>> retryTimers;
+    private final List<Dispatch.Rejection<A>> pending = new ArrayList<>();
+    private final long maxWaitNanos;
+    private final AdmissionQueue.Gate<CallState<A>> gate = this::gate;
+    private long nextId;
+
+    public DefaultClientCore(ClientConfig config, CoreEnvironment env) {
+        this.config = config;
+        this.env = env;
+        this.time = env.time();
+        this.counters = new Counters(env.listener());
+        long now = time.nanoTime();
+        this.classifier = new Classifier(config.retry().resetMargin());
+        this.retryWait = new RetryWait(config.retry());
+        this.throttle = new AdaptiveThrottle(config.throttle());
+        this.budget = env.budget() != null ? env.budget() : new InMemoryRetryBudget(config.budget());
+        this.pacer = new Pacer(config.pacer(), env.bucket() != null ? env.bucket() : Pacer.inMemoryStore(now),
+                config.retry().resetMargin(), now);
+        this.queue = new AdmissionQueue<>(config.admission());
+        this.ledger = new AttemptLedger(config.retry().maxAttemptsPerIdempotencyKey(), LEDGER_KEYS, LEDGER_TTL);
+        this.retryTimers = new PriorityQueue<>((a, b) -> Long.signum(a.retryAtNanos - b.retryAtNanos));
+        this.maxWaitNanos = config.retry().maxWait().toNanos();
+    }
+
+    @Override
+    public CoreCall<A> open(CallSpec spec, A attachment) throws SluiceException {
+        lock.lock();
+        try {
+            long now = time.nanoTime();
+            counters.calls.increment();
+            String host = spec.host();
+            String key = spec.idempotencyKey();
+            if (key == null && !spec.idempotentMethod() && config.retry().mintIdempotencyKeys()) {
+                key = env.idempotencyKeys().get(); // once per logical call (R07b)
+            }
+            if (key != null && ledger.left(key, now) == 0) {
+                counters.onBudgetExhausted(host, RetryBudgetExhaustedException.Scope.IDEMPOTENCY_KEY_ATTEMPTS);
+                throw countError(new RetryBudgetExhaustedException("Idempotency-Key " + key + " has used all "
+                        + ledger.cap() + " attempts it may make (SPEC §4.4)",
+                        RetryBudgetExhaustedException.Scope.IDEMPOTENCY_KEY_ATTEMPTS, null, 0, null, 0));
+            }
+            if (spec.cost() > pacer.capacity()) {
+                throw countError(new CostExceedsBurstException("cost " + spec.cost() + " exceeds the pacer's burst "
+                        + (long) pacer.capacity() + ": it can never be granted; split the call", 0, null, 0));
+            }
+            double p = throttle.tryDrop(now, env.random());
+            if (p >= 0) {
+                counters.onLocalDrop(host, p);
+                throw countError(new LocallyThrottledException(String.format(
+                        "dropped locally by adaptive throttling (p = %.3f, SPEC §4.5)", p), p, 0, null, 0));
+            }
+            boolean hasDeadline = spec.deadline() != null;
+            long deadline = hasDeadline ? now + Math.min(spec.deadline().toNanos(), Long.MAX_VALUE / 4) : 0;
+            int maxAttempts = spec.retries() ? config.retry().maxAttempts() : 1;
+            CallState<A> call = new CallState<>(nextId++, spec, attachment, key, hasDeadline, deadline, maxAttempts);
+            SluiceException shed = enqueue(call, now);
+            if (shed != null) {
+                throw shed;
+            }
+            budget.recordRequest(now);
+            return call;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public Dispatch<A> poll() {
+        lock.lock();
+        try {
+            long now = time.nanoTime();
+            pacer.refresh(now);
+            List<Dispatch.Rejection<A>> failed = new ArrayList<>(pending);
+            pending.clear();
+            while (!retryTimers.isEmpty() && retryTimers.peek().retryAtNanos - now <= 0) {
+                CallState<A> call = retryTimers.poll();
+                double p = throttle.tryDrop(now, env.random());
+                if (p >= 0) {
+                    counters.onLocalDrop(call.spec.host(), p);
+                    failed.add(end(call, new LocallyThrottledException(String.format(
+                            "retry dropped locally by adaptive throttling (p = %.3f, SPEC §4.5)", p), p,
+                            call.lastStatus, call.lastSnapshot, call.attempts)));
+                    continue;
+                }
+                SluiceException shed = enqueue(call, now);
+                if (shed != null) {
+                    failed.add(new Dispatch.Rejection<>(call, shed));
+                }
+            }
+            failed.addAll(pending);
+            pending.clear();
+            AdmissionQueue.Poll<CallState<A>> poll = queue.poll(now, gate);
+            List<CoreCall<A>> start = new ArrayList<>(poll.started().size());
+            for (CallState<A> call : poll.started()) {
+                call.attempts++;
+                call.phase = CallState.Phase.IN_FLIGHT;
+                call.startedNanos = now;
+                if (call.idempotencyKey != null) {
+                    ledger.record(call.idempotencyKey, now);
+                }
+                String host = call.spec.host();
+                profile(host).recordAttempt(now);
+                counters.onAttempt(host, call.attempts);
+                counters.onQueueWait(host, Duration.ofNanos(Math.max(0, now - call.enqueuedNanos)));
+                start.add(call);
+            }
+            for (AdmissionQueue.Removed<CallState<A>> r : poll.expired()) {
+                counters.onShed(r.item().spec.host(), r.reason());
+                failed.add(end(r.item(), new DeadlineExceededException("deadline passed while queued; never started",
+                        ShedReason.DEADLINE_AT_DEQUEUE, r.item().attempts)));
+            }
+            for (CallState<A> call : poll.rejectedByGate()) {
+                failed.add(end(call, call.gateError));
+            }
+            OptionalLong wake = poll.wakeAtNanos();
+            if (!retryTimers.isEmpty()) {
+                long t = retryTimers.peek().retryAtNanos;
+                if (wake.isEmpty() || t - wake.getAsLong() < 0) {
+                    wake = OptionalLong.of(t);
+                }
+            }
+            return new Dispatch<>(start, failed, wake);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public Decision onAnswer(CoreCall<A> handle, Answer answer) {
+        CallState<A> call = state(handle);
+        lock.lock();
+        try {
+            if (call.phase == CallState.Phase.DONE) {
+                return new Decision.Fail(new TransportException("call was cancelled", null, false, call.attempts));
+            }
+            if (call.phase != CallState.Phase.IN_FLIGHT) {
+                throw new IllegalStateException("no attempt in flight for " + call);
+            }
+            queue.release();
+            long now = time.nanoTime();
+            Instant wallNow = time.now();
+            String host = call.spec.host();
+            Classification c = classifier.classify(answer, call.safeToRepeat(), call.attempts, wallNow);
+            throttle.recordAnswer(now, c.accepted()); // on completion (R12)
+            if (answer instanceof Answer.Response r) {
+                call.lastStatus = r.snapshot().status();
+                call.lastSnapshot = r.snapshot();
+                if (c.accepted()) {
+                    counters.onAccepted(host, r.snapshot().status());
+                }
+                if (r.snapshot().outcome() != Outcome.OVERLOADED) {
+                    pacer.observe(r.snapshot(), now, wallNow); // an overload never touches limit state (R09)
+                }
+            }
+            return switch (c) {
+                case Classification.Success s -> {
+                    DependencyProfile profile = profile(host);
+                    profile.recordSuccess(Duration.ofNanos(Math.max(0, now - call.startedNanos)));
+                    Duration timeout = call.spec.attemptTimeout();
+                    if (timeout != null && profile.shouldWarn(timeout)) {
+                        counters.onTimeoutBelowP99(host, timeout, profile.p99());
+                    }
+                    call.phase = CallState.Phase.DONE;
+                    counters.successes.increment();
+                    yield new Decision.Return();
+                }
+                case Classification.Terminal t -> {
+                    if (t.error() instanceof QuotaExceededException q) {
+                        counters.onQuotaExceeded(host, q.policy().orElse(null), q.resetAt().orElse(null));
+                    }
+                    yield fail(call, t.error());
+                }
+                case Classification.Retryable r -> {
+                    if (r.kind() == Classification.Kind.RATE_LIMITED) {
+                        pacer.onRateLimited(r.hint(), now);
+                        queue.penalise(r.hint(), now);
+                    }
+                    yield decideRetry(call, r, now);
+                }
+            };
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private Decision decideRetry(CallState<A> call, Classification.Retryable r, long now) {
+        String host = call.spec.host();
+        if (call.attempts >= call.maxAttempts) {
+            String why = call.maxAttempts == 1 && !call.spec.retries()
+                    ? "retries are off for this call (a layer above retries, SPEC §4.7)"
+                    : "all " + call.maxAttempts + " attempts used";
+            return fail(call, r.giveUp().apply(why));
+        }
+        if (call.idempotencyKey != null && ledger.left(call.idempotencyKey, now) == 0) {
+            counters.onBudgetExhausted(host, RetryBudgetExhaustedException.Scope.IDEMPOTENCY_KEY_ATTEMPTS);
+            SluiceException last = r.giveUp().apply("the Idempotency-Key's attempt cap is reached");
+            return fail(call, new RetryBudgetExhaustedException("Idempotency-Key " + call.idempotencyKey
+                    + " has used all " + ledger.cap() + " attempts (SPEC §4.4)",
+                    RetryBudgetExhaustedException.Scope.IDEMPOTENCY_KEY_ATTEMPTS, last, last.status(),
+                    last.snapshot().orElse(null), call.attempts));
+        }
+        Duration wait;
+        Duration hint = r.hint();
+        if (hint != null) {
+            if (hint.compareTo(config.retry().maxWait()) > 0) {
+                // never undercut a hint: fail now and carry it (SPEC §2.4, R03)
+                return fail(call, r.giveUp().apply("the server asked for " + hint.toSeconds()
+                        + " s, more than the maximum wait of " + config.retry().maxWait().toSeconds() + " s"));
+            }
+            wait = retryWait.afterHint(hint, env.random());
+            if (wait.compareTo(config.retry().maxWait()) > 0) {
+                wait = config.retry().maxWait(); // trim the jitter only: still >= hint
+            }
+        } else {
+            wait = retryWait.fullJitter(call.attempts, env.random());
+        }
+        long waitNanos = wait.toNanos();
+        if (call.hasDeadline && (now + waitNanos) - call.deadlineNanos >= 0) {
+            return fail(call, r.giveUp().apply("a retry after " + wait.toMillis()
+                    + " ms would start after the call's deadline (SPEC §4.3)"));
+        }
+        if (!budget.tryAcquireRetry(now)) {
+            counters.onBudgetExhausted(host, RetryBudgetExhaustedException.Scope.CLIENT_RETRY_BUDGET);
+            SluiceException last = r.giveUp().apply("the retry budget is spent");
+            return fail(call, new RetryBudgetExhaustedException("retry budget spent: retries over the last "
+                    + config.budget().window().toSeconds() + " s reached " + (int) (config.budget().ratio() * 100)
+                    + " % of requests (SPEC §4.2)", RetryBudgetExhaustedException.Scope.CLIENT_RETRY_BUDGET,
+                    last, last.status(), last.snapshot().orElse(null), call.attempts));
+        }
+        call.phase = CallState.Phase.WAITING_TO_RETRY;
+        call.retryAtNanos = now + waitNanos;
+        retryTimers.add(call);
+        counters.onRetryScheduled(host, call.attempts + 1, wait);
+        return new Decision.RetryAfter(wait);
+    }
+
+    @Override
+    public void cancel(CoreCall<A> handle) {
+        CallState<A> call = state(handle);
+        lock.lock();
+        try {
+            switch (call.phase) {
+                case QUEUED -> queue.remove(call);
+                case WAITING_TO_RETRY -> retryTimers.remove(call);
+                case IN_FLIGHT -> queue.release();
+                case DONE -> {
+                    return;
+                }
+            }
+            call.phase = CallState.Phase.DONE;
+            pending.removeIf(r -> r.call() == call);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void observe(dev.sluice.wire.snapshot.RateLimitSnapshot snapshot) {
+        lock.lock();
+        try {
+            pacer.observe(snapshot, time.nanoTime(), time.now());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void recordFallback(String host, FallbackReason reason) {
+        counters.onFallback(host, reason);
+    }
+
+    @Override
+    public ClientStats stats() {
+        return counters.snapshot();
+    }
+
+    /** The pacer, for tests and the transport's usage seeding; use under no lock of yours. */
+    public Pacer pacer() {
+        return pacer;
+    }
+
+    /** Per-host figures: attempts per second over the last minute and the p99 of successes. */
+    public HostProfile hostProfile(String host) {
+        lock.lock();
+        try {
+            DependencyProfile p = profile(host);
+            return new HostProfile(p.requestsPerSecond(time.nanoTime()), p.p99(), p.samples());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** "Know the dependency" figures for one host. */
+    public record HostProfile(double requestsPerSecond, Duration p99, int samples) {
+    }
+
+    /** Queue figures for tests and metrics. */
+    public int queued() {
+        lock.lock();
+        try {
+            return queue.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public int inFlight() {
+        lock.lock();
+        try {
+            return queue.inFlight();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // --- under the lock ---
+
+    /** Puts a call in the queue; returns the error to end it with when the queue refuses it. */
+    private SluiceException enqueue(CallState<A> call, long now) {
+        AdmissionQueue.Admission<CallState<A>> a = queue.submit(call, call.spec.priority(), call.id,
+                call.hasDeadline, call.deadlineNanos, now);
+        return switch (a) {
+            case AdmissionQueue.Admission.Admitted<CallState<A>> ok -> {
+                call.phase = CallState.Phase.QUEUED;
+                call.enqueuedNanos = now;
+                CallState<A> victim = ok.evicted();
+                if (victim != null) {
+                    counters.onShed(victim.spec.host(), ShedReason.EVICTED);
+                    pending.add(end(victim, new ShedException("evicted by a more urgent call from a full queue",
+                            ShedReason.EVICTED, Duration.ofSeconds(1), victim.attempts)));
+                }
+                yield null;
+            }
+            case AdmissionQueue.Admission.Rejected<CallState<A>> no -> {
+                counters.onShed(call.spec.host(), no.reason());
+                call.phase = CallState.Phase.DONE;
+                counters.errors.increment();
+                yield no.reason() == ShedReason.DEADLINE_AT_SUBMIT
+                        ? new DeadlineExceededException("deadline passed or cannot be met; not queued",
+                                ShedReason.DEADLINE_AT_SUBMIT, call.attempts)
+                        : new ShedException("admission queue full (" + config.admission().maxQueue() + ")",
+                                no.reason(), no.retryHint(), call.attempts);
+            }
+        };
+    }
+
+    /** The pacer gate: a token just before the start (SPEC §4.6); refuse waits nobody can afford. */
+    private long gate(CallState<A> call, long now) {
+        long wait;
+        try {
+            wait = pacer.tryAcquire(call.spec.cost(), now);
+        } catch (IllegalArgumentException e) {
+            call.gateError = new CostExceedsBurstException("cost " + call.spec.cost()
+                    + " exceeds the pacer's burst: it can never be granted; split the call",
+                    call.lastStatus, call.lastSnapshot, call.attempts);
+            return AdmissionQueue.Gate.REJECT;
+        }
+        if (wait == 0) {
+            return 0;
+        }
+        if (wait > maxWaitNanos) {
+            Pacer.Block block = pacer.block(now);
+            if (block != null && block.kind() == PolicyKind.QUOTA) {
+                counters.onQuotaExceeded(call.spec.host(), block.policy(), block.resetAt());
+                call.gateError = new QuotaExceededException("quota \"" + block.policy() + "\" is spent until "
+                        + block.resetAt() + " (reported by the last response); not sent", block.policy(),
+                        block.resetAt(), call.lastStatus, call.lastSnapshot, call.attempts);
+            } else {
+                Duration hint = Duration.ofNanos(wait);
+                call.gateError = new RateLimitedException("the pacer cannot grant a token for " + hint.toSeconds()
+                        + " s, more than the maximum wait of " + config.retry().maxWait().toSeconds()
+                        + " s; not sent", hint, call.lastStatus, call.lastSnapshot, call.attempts);
+            }
+            return AdmissionQueue.Gate.REJECT;
+        }
+        if (call.hasDeadline && (now + wait) - call.deadlineNanos >= 0) {
+            counters.onShed(call.spec.host(), ShedReason.DEADLINE_AT_DEQUEUE);
+            call.gateError = new DeadlineExceededException("the pacer's next token comes after the deadline;"
+                    + " never started", ShedReason.DEADLINE_AT_DEQUEUE, call.attempts);
+            return AdmissionQueue.Gate.REJECT;
+        }
+        return wait;
+    }
+
+    private Decision fail(CallState<A> call, SluiceException error) {
+        call.phase = CallState.Phase.DONE;
+        counters.errors.increment();
+        return new Decision.Fail(error);
+    }
+
+    private Dispatch.Rejection<A> end(CallState<A> call, SluiceException error) {
+        call.phase = CallState.Phase.DONE;
+        counters.errors.increment();
+        return new Dispatch.Rejection<>(call, error);
+    }
+
+    private SluiceException countError(SluiceException e) {
+        counters.errors.increment();
+        return e;
+    }
+
+    private DependencyProfile profile(String host) {
+        return profiles.computeIfAbsent(host, h -> new DependencyProfile());
+    }
+
+    @SuppressWarnings("unchecked")
+    private CallState<A> state(CoreCall<A> handle) {
+        if (handle instanceof CallState<?> s) {
+            return (CallState<A>) s;
+        }
+        throw new IllegalArgumentException("not a call of this core: " + handle);
+    }
+}

@@ -1,0 +1,353 @@
+package dev.sluice.client.internal.http;
+
+import dev.sluice.client.CallOptions;
+import dev.sluice.client.ClientConfig;
+import dev.sluice.client.ClientErrorException;
+import dev.sluice.client.ClientListener;
+import dev.sluice.client.Fallback;
+import dev.sluice.client.FallbackReason;
+import dev.sluice.client.RetryScope;
+import dev.sluice.client.SluiceException;
+import dev.sluice.client.SluiceHttpClient;
+import dev.sluice.client.core.Answer;
+import dev.sluice.client.core.CallSpec;
+import dev.sluice.client.core.ClientStats;
+import dev.sluice.client.core.CoreCall;
+import dev.sluice.client.core.CoreEnvironment;
+import dev.sluice.client.core.Decision;
+import dev.sluice.client.core.Dispatch;
+import dev.sluice.client.internal.core.DefaultClientCore;
+import dev.sluice.client.spi.ResponseReader;
+import dev.sluice.client.spi.RetryBudgetStore;
+import dev.sluice.client.spi.Scheduler;
+import dev.sluice.client.spi.TokenBucketStore;
+import dev.sluice.time.TimeSource;
+import dev.sluice.wire.dialect.DialectRegistry;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import java.util.random.RandomGenerator;
+
+/**
+ * {@link SluiceHttpClient} over the JDK {@link HttpClient}: a driver of the transport-free
+ * {@link DefaultClientCore}. Each attempt passes the request interceptors (Idempotency-Key, attempt
+ * timeout), goes out with {@code sendAsync}, and its response is read into a snapshot for the core
+ * to decide. Every wait is a task on the {@link Scheduler}; no thread blocks except a caller of the
+ * synchronous {@code send}, on its own call.
+ */
+public final class DefaultSluiceHttpClient implements SluiceHttpClient {
+
+    /** One logical call as the transport sees it. */
+    static final class Exchange<T> {
+        final HttpRequest request;
+        final HttpResponse.BodyHandler<T> handler;
+        final CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
+        volatile CoreCall<Exchange<?>> call;
+        volatile CompletableFuture<?> inFlight;
+
+        Exchange(HttpRequest request, HttpResponse.BodyHandler<T> handler) {
+            this.request = request;
+            this.handler = handler;
+        }
+    }
+
+    private final HttpClient http;
+    private final DefaultClientCore<Exchange<?>> core;
+    private final TimeSource time;
+    private final Scheduler scheduler;
+    private final ExecutorScheduler ownedScheduler;
+    private final SnapshotReading reading;
+    private final List<RequestInterceptor> interceptors;
+    private final Duration defaultDeadline;
+    private final Duration attemptTimeout;
+    private final String keyHeader;
+    private final Set<Exchange<?>> open = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger busy = new AtomicInteger();
+    private final Object wakeLock = new Object();
+    private boolean hasWake;
+    private long wakeAtNanos;
+    private Scheduler.Cancellable wakeTask;
+    private volatile boolean closed;
+
+    public DefaultSluiceHttpClient(HttpClient http, ClientConfig config, Duration defaultDeadline,
+            Duration attemptTimeout, TimeSource time, RandomGenerator random, Supplier<String> idempotencyKeys,
+            ClientListener listener, Scheduler scheduler, ResponseReader reader, TokenBucketStore bucket,
+            RetryBudgetStore budget) {
+        this.http = http;
+        this.time = time;
+        this.core = new DefaultClientCore<>(config, new CoreEnvironment(time, random, idempotencyKeys, listener,
+                bucket, budget));
+        this.ownedScheduler = scheduler == null ? new ExecutorScheduler() : null;
+        this.scheduler = scheduler != null ? scheduler : ownedScheduler;
+        this.reading = new SnapshotReading(reader != null ? reader : DialectRegistry.standard()::read);
+        this.keyHeader = config.retry().idempotencyKeyHeader();
+        this.interceptors = List.of(new IdempotencyKeyInterceptor(keyHeader), new AttemptTimeoutInterceptor(attemptTimeout));
+        this.defaultDeadline = defaultDeadline;
+        this.attemptTimeout = attemptTimeout;
+    }
+
+    @Override
+    public <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler, CallOptions options)
+            throws IOException, InterruptedException {
+        CompletableFuture<HttpResponse<T>> f = sendAsync(request, handler, options);
+        try {
+            return f.get();
+        } catch (InterruptedException e) {
+            f.cancel(true);
+            throw e;
+        } catch (ExecutionException e) {
+            Throwable c = FailureKinds.unwrap(e);
+            if (c instanceof IOException io) {
+                throw io;
+            }
+            if (c instanceof RuntimeException re) {
+                throw re;
+            }
+            if (c instanceof Error err) {
+                throw err;
+            }
+            throw new IOException(c);
+        }
+    }
+
+    @Override
+    public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, HttpResponse.BodyHandler<T> handler,
+            CallOptions options) {
+        if (closed) {
+            return CompletableFuture.failedFuture(new IllegalStateException("client is closed"));
+        }
+        Exchange<T> ex = new Exchange<>(request, handler);
+        String key = options.idempotencyKey() != null ? options.idempotencyKey()
+                : request.headers().firstValue(keyHeader).orElse(null);
+        Duration deadline = options.deadline() != null ? options.deadline() : defaultDeadline;
+        boolean retries = options.retries() && !RetryScope.isActive(); // one layer retries (SPEC §4.7)
+        CallSpec spec = new CallSpec(request.method(), host(request.uri()), key, deadline, options.priority(),
+                options.cost(), request.timeout().orElse(attemptTimeout), retries);
+        try {
+            ex.call = core.open(spec, ex);
+        } catch (SluiceException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        open.add(ex);
+        ex.result.whenComplete((r, t) -> {
+            open.remove(ex);
+            if (ex.result.isCancelled()) {
+                core.cancel(ex.call);
+                CompletableFuture<?> inFlight = ex.inFlight;
+                if (inFlight != null) {
+                    inFlight.cancel(true);
+                }
+                pump();
+            }
+        });
+        pump();
+        return ex.result;
+    }
+
+    @Override
+    public <T> T sendOrElse(HttpRequest request, HttpResponse.BodyHandler<T> handler, CallOptions options,
+            Fallback<T> fallback) throws IOException, InterruptedException {
+        try {
+            return send(request, handler, options).body();
+        } catch (SluiceException e) {
+            Optional<FallbackReason> reason = FallbackReason.of(e);
+            if (reason.isEmpty()) {
+                throw e;
+            }
+            T answer;
+            try {
+                answer = RetryScope.call(() -> fallback.apply(reason.get(), e));
+            } catch (IOException | RuntimeException | InterruptedException x) {
+                throw x;
+            } catch (Exception x) {
+                throw new IOException("fallback failed", x);
+            }
+            core.recordFallback(host(request.uri()), reason.get());
+            return answer;
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> seedFromUsage(HttpRequest usageRequest) {
+        return http.sendAsync(usageRequest, HttpResponse.BodyHandlers.ofString()).thenCompose(res -> {
+            if (res.statusCode() / 100 != 2) {
+                return CompletableFuture.failedFuture(new IOException("usage endpoint answered " + res.statusCode()));
+            }
+            java.time.Instant responseTime = dev.sluice.wire.retryafter.RetryAfter.responseTime(
+                    dev.sluice.wire.http.HttpFields.ofMultimap(res.headers().map()), time.now());
+            try {
+                core.observe(UsageSeed.parse(res.body(), responseTime));
+                return CompletableFuture.completedFuture(null);
+            } catch (IOException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        });
+    }
+
+    @Override
+    public ClientStats stats() {
+        return core.stats();
+    }
+
+    /** Exchanges being sent or answered right now (for tests that drive a manual scheduler). */
+    public int busy() {
+        return busy.get();
+    }
+
+    /** The core this client drives (for diagnostics and tests). */
+    public DefaultClientCore<Exchange<?>> core() {
+        return core;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        for (Exchange<?> ex : open) {
+            ex.result.cancel(true);
+        }
+        synchronized (wakeLock) {
+            if (wakeTask != null) {
+                wakeTask.cancel();
+            }
+        }
+        if (ownedScheduler != null) {
+            ownedScheduler.close();
+        }
+    }
+
+    // --- the driver loop ---
+
+    private void pump() {
+        if (closed) {
+            return;
+        }
+        Dispatch<Exchange<?>> d = core.poll();
+        for (CoreCall<Exchange<?>> call : d.start()) {
+            startAttempt(call);
+        }
+        for (Dispatch.Rejection<Exchange<?>> r : d.failed()) {
+            r.call().attachment().result.completeExceptionally(r.error());
+        }
+        if (d.wakeAtNanos().isPresent()) {
+            scheduleWake(d.wakeAtNanos().getAsLong());
+        }
+    }
+
+    private void scheduleWake(long at) {
+        synchronized (wakeLock) {
+            if (hasWake && wakeAtNanos - at <= 0) {
+                return; // an earlier wake-up will poll again anyway
+            }
+            if (wakeTask != null) {
+                wakeTask.cancel();
+            }
+            hasWake = true;
+            wakeAtNanos = at;
+            long delay = Math.max(0, at - time.nanoTime());
+            wakeTask = scheduler.schedule(() -> {
+                synchronized (wakeLock) {
+                    if (hasWake && wakeAtNanos == at) {
+                        hasWake = false;
+                    }
+                }
+                pump();
+            }, Duration.ofNanos(delay));
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private <T> void startAttempt(CoreCall<Exchange<?>> call) {
+        Exchange<T> ex = (Exchange<T>) call.attachment();
+        ex.call = call;
+        if (ex.result.isDone()) {
+            core.cancel(call);
+            return;
+        }
+        long remaining = call.hasDeadline() ? call.deadlineNanos() - time.nanoTime() : Long.MAX_VALUE;
+        RequestInterceptor.AttemptContext ctx = new RequestInterceptor.AttemptContext(call.idempotencyKey(),
+                remaining, call.hasDeadline(), call.attempts());
+        HttpRequest req = ex.request;
+        for (RequestInterceptor i : interceptors) {
+            req = i.intercept(req, ctx);
+        }
+        busy.incrementAndGet();
+        CompletableFuture<HttpResponse<Payload<T>>> f;
+        try {
+            f = http.sendAsync(req, Payload.handler(ex.handler));
+        } catch (RuntimeException e) {
+            busy.decrementAndGet();
+            core.cancel(call);
+            ex.result.completeExceptionally(e);
+            return;
+        }
+        ex.inFlight = f;
+        HttpRequest sent = req;
+        f.whenComplete((response, error) -> {
+            try {
+                onAttemptDone(ex, call, sent, response, error);
+            } finally {
+                busy.decrementAndGet();
+            }
+        });
+    }
+
+    private <T> void onAttemptDone(Exchange<T> ex, CoreCall<Exchange<?>> call, HttpRequest sent,
+            HttpResponse<Payload<T>> response, Throwable error) {
+        if (ex.result.isDone()) {
+            core.cancel(call); // the caller cancelled; the answer is not wanted
+            return;
+        }
+        Answer answer;
+        if (error != null) {
+            answer = FailureKinds.of(error);
+            if (answer == null) {
+                core.cancel(call);
+                ex.result.completeExceptionally(FailureKinds.unwrap(error));
+                pump();
+                return;
+            }
+        } else {
+            try {
+                answer = reading.read(response, time.now());
+            } catch (RuntimeException e) {
+                core.cancel(call);
+                ex.result.completeExceptionally(e);
+                pump();
+                return;
+            }
+        }
+        Decision decision = core.onAnswer(call, answer);
+        switch (decision) {
+            case Decision.Return r -> {
+                if (response.body() instanceof Payload.Delivered<T> d) {
+                    ex.result.complete(new DeliveredResponse<>(response, d.body(), sent));
+                } else {
+                    ex.result.completeExceptionally(new ClientErrorException("status " + response.statusCode()
+                            + " was read as a success but its body was consumed as an error body",
+                            response.statusCode(), null, call.attempts()));
+                }
+            }
+            case Decision.RetryAfter r -> {
+                // re-queued by the core; the pump below schedules it
+            }
+            case Decision.Fail f -> ex.result.completeExceptionally(f.error());
+        }
+        pump();
+    }
+
+    private static String host(URI uri) {
+        String authority = uri.getRawAuthority();
+        return authority != null ? authority : String.valueOf(uri.getHost());
+    }
+}

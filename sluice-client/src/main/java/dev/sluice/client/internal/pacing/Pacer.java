@@ -1,0 +1,234 @@
+package dev.sluice.client.internal.pacing;
+
+import dev.sluice.client.PacerConfig;
+import dev.sluice.client.spi.TokenBucketStore;
+import dev.sluice.wire.snapshot.PolicySnapshot;
+import dev.sluice.wire.snapshot.PolicySnapshot.PolicyKind;
+import dev.sluice.wire.snapshot.RateLimitSnapshot;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+
+/**
+ * The client-side pacer (SPEC §4.6): one token bucket whose rate and capacity follow what the
+ * server reports, taken from just before each call starts.
+ *
+ * <ul>
+ *   <li>Rate policies (a burst policy, or a window of a minute or less): the bucket refills at
+ *       {@code paceFraction · q / w} with capacity {@code q}, and never holds more tokens than the
+ *       server's {@code r}. The most restrictive policy wins (R06).</li>
+ *   <li>Other policies (daily quotas, hourly windows): when {@code r < lowRemainingFraction · q},
+ *       the remaining {@code r} are spread over {@code t} (rate {@code r / t}) until the reset; when
+ *       {@code r = 0} the bucket is emptied and paused until {@code t} plus the reset margin.</li>
+ *   <li>A 429 empties the bucket and pauses it for its Retry-After.</li>
+ *   <li>A cached response ({@code Age}) is ignored (SPEC §2.5).</li>
+ * </ul>
+ *
+ * <p>Waits derived from a policy's reset are relative to the response's own time (the dialects
+ * convert an absolute reset with the response's {@code Date}) and scheduled on the local monotonic
+ * clock with a margin of at least the configured reset margin (R04), so client clock skew cannot
+ * make the client wake early. Not thread-safe; the owner locks (the store is thread-safe).
+ */
+public final class Pacer {
+
+    /** A window this short is a rate to pace at, not a quota to ration (seconds). */
+    private static final long RATE_WINDOW_MAX_SECONDS = 60;
+
+    private final PacerConfig config;
+    private final TokenBucketStore bucket;
+    private final long resetMarginNanos;
+    private double headerPerSecond = Double.POSITIVE_INFINITY;
+    private double headerBurst = Double.POSITIVE_INFINITY;
+    private final Map<String, Spread> spreads = new HashMap<>();
+    private Block block;
+
+    /** A remaining-r spread over a policy's reset; expires at the reset. */
+    private record Spread(double perSecond, long untilNanos) {
+    }
+
+    /** Why the bucket is paused, for the error a caller gets if it cannot wait that long. */
+    public record Block(String policy, PolicyKind kind, long untilNanos, java.time.Instant resetAt) {
+    }
+
+    public Pacer(PacerConfig config, TokenBucketStore bucket, Duration resetMargin, long nowNanos) {
+        this.config = config;
+        this.bucket = bucket;
+        this.resetMarginNanos = resetMargin.toNanos();
+        apply(nowNanos);
+    }
+
+    /** The default store: an in-memory bucket. */
+    public static TokenBucketStore inMemoryStore(long nowNanos) {
+        return InMemoryTokenBucket.unlimited(nowNanos);
+    }
+
+    /**
+     * Takes {@code cost} tokens if available.
+     *
+     * @return 0 when taken, else nanoseconds until they could be
+     * @throws IllegalArgumentException when {@code cost} exceeds the capacity (R14)
+     */
+    public long tryAcquire(double cost, long nowNanos) {
+        return bucket.tryAcquire(cost, nowNanos);
+    }
+
+    public double capacity() {
+        return bucket.capacity();
+    }
+
+    public double available(long nowNanos) {
+        return bucket.available(nowNanos);
+    }
+
+    /** The policy that paused the bucket, while the pause lasts; {@code null} otherwise. */
+    public Block block(long nowNanos) {
+        if (block != null && nowNanos - block.untilNanos() >= 0) {
+            block = null;
+        }
+        return block;
+    }
+
+    /** The refill rate in force (tokens per second; infinite when nothing limits). */
+    public double effectivePerSecond(long nowNanos) {
+        expireSpreads(nowNanos);
+        double rate = basePerSecond();
+        for (Spread s : spreads.values()) {
+            rate = Math.min(rate, s.perSecond());
+        }
+        return rate;
+    }
+
+    /**
+     * Follows the policies of one response (SPEC §4.6), unless it was cached (§2.5) or header
+     * following is off.
+     *
+     * @param wallNow the local wall clock, only to express a reset as an instant for errors
+     */
+    public void observe(RateLimitSnapshot snapshot, long nowNanos, java.time.Instant wallNow) {
+        if (snapshot.cached() || !config.followHeaders() || snapshot.policies().isEmpty()) {
+            return;
+        }
+        double rate = Double.POSITIVE_INFINITY;
+        double burst = Double.POSITIVE_INFINITY;
+        double clampTo = Double.POSITIVE_INFINITY;
+        for (PolicySnapshot p : snapshot.policies()) {
+            String name = p.name() == null ? "" : p.name();
+            if (isRatePolicy(p)) {
+                rate = Math.min(rate, config.paceFraction() * p.quota() / p.windowSeconds());
+                burst = Math.min(burst, Math.max(1, p.quota()));
+                if (p.remaining() != null) {
+                    clampTo = Math.min(clampTo, p.remaining());
+                }
+                continue;
+            }
+            if (p.remaining() == null || p.resetIn() == null) {
+                continue;
+            }
+            long resetNanos = saturatingNanos(p.resetIn());
+            if (p.remaining() == 0) {
+                long until = nowNanos + saturatingAdd(resetNanos, resetMarginNanos);
+                pause(new Block(p.name(), p.kind(), until,
+                        wallNow.plus(p.resetIn()).plusNanos(resetMarginNanos)), nowNanos);
+                spreads.remove(name);
+            } else if (p.quota() != null && p.remaining() < config.lowRemainingFraction() * p.quota()) {
+                double seconds = Math.max(1e-3, p.resetIn().toMillis() / 1000.0);
+                spreads.put(name, new Spread(p.remaining() / seconds, nowNanos + resetNanos));
+            } else {
+                spreads.remove(name);
+            }
+        }
+        if (!Double.isInfinite(rate)) {
+            headerPerSecond = rate;
+            headerBurst = burst;
+        }
+        apply(nowNanos);
+        if (!Double.isInfinite(clampTo)) {
+            bucket.clamp(clampTo, nowNanos);
+        }
+    }
+
+    /**
+     * A 429 {@code rate_limited}: empty the bucket, and pause it for {@code retryAfter} when the
+     * server gave one (SPEC §4.6). Never called for an overload (R09).
+     */
+    public void onRateLimited(Duration retryAfter, long nowNanos) {
+        long until = retryAfter == null ? nowNanos : nowNanos + saturatingNanos(retryAfter);
+        bucket.drainAndPause(until, nowNanos);
+    }
+
+    private void pause(Block b, long nowNanos) {
+        if (block == null || b.untilNanos() - block.untilNanos() > 0) {
+            block = b;
+        }
+        bucket.drainAndPause(b.untilNanos(), nowNanos);
+    }
+
+    private boolean isRatePolicy(PolicySnapshot p) {
+        if (p.quota() == null || p.windowSeconds() == null || p.windowSeconds() <= 0 || p.quota() <= 0) {
+            return false;
+        }
+        if ("concurrent-requests".equals(p.quotaUnit())) {
+            return false;
+        }
+        return p.kind() == PolicyKind.BURST
+                || (p.kind() == PolicyKind.UNKNOWN && p.windowSeconds() <= RATE_WINDOW_MAX_SECONDS);
+    }
+
+    private double basePerSecond() {
+        double rate = headerPerSecond;
+        if (config.documentedPerSecond() > 0) {
+            rate = Math.min(rate, config.paceFraction() * config.documentedPerSecond());
+        }
+        return rate;
+    }
+
+    private double baseBurst(double rate) {
+        double burst = headerBurst;
+        if (config.documentedBurst() > 0) {
+            burst = Math.min(burst, config.documentedBurst());
+        }
+        if (Double.isInfinite(burst) && !Double.isInfinite(rate)) {
+            burst = Math.max(1, Math.floor(rate)); // no burst known: one second's worth
+        }
+        return burst;
+    }
+
+    private void apply(long nowNanos) {
+        double rate = effectivePerSecond(nowNanos);
+        double burst = baseBurst(basePerSecond());
+        if (Double.isInfinite(burst) && !Double.isInfinite(rate)) {
+            burst = Math.max(1, Math.floor(rate));
+        }
+        bucket.configure(rate, burst, nowNanos);
+    }
+
+    private void expireSpreads(long nowNanos) {
+        for (Iterator<Spread> it = spreads.values().iterator(); it.hasNext(); ) {
+            if (nowNanos - it.next().untilNanos() >= 0) {
+                it.remove();
+            }
+        }
+    }
+
+    /** Re-reads expiring spreads into the bucket; the engine calls it before dispatching. */
+    public void refresh(long nowNanos) {
+        int before = spreads.size();
+        expireSpreads(nowNanos);
+        if (spreads.size() != before) {
+            apply(nowNanos);
+        }
+    }
+
+    static long saturatingNanos(Duration d) {
+        if (d.getSeconds() >= Long.MAX_VALUE / 1_000_000_000L - 1) {
+            return Long.MAX_VALUE / 4;
+        }
+        return Math.min(d.toNanos(), Long.MAX_VALUE / 4);
+    }
+
+    private static long saturatingAdd(long a, long b) {
+        long r = a + b;
+        return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE / 4 : Math.min(r, Long.MAX_VALUE / 4);
+    }
+}

@@ -1,0 +1,208 @@
+package dev.sluice.client.internal.retry;
+
+import dev.sluice.client.ClientErrorException;
+import dev.sluice.client.CostExceedsBurstException;
+import dev.sluice.client.IdempotencyConflictException;
+import dev.sluice.client.OverloadedException;
+import dev.sluice.client.QuotaExceededException;
+import dev.sluice.client.RateLimitedException;
+import dev.sluice.client.ServerErrorException;
+import dev.sluice.client.TransportException;
+import dev.sluice.client.core.Answer;
+import dev.sluice.wire.snapshot.PolicySnapshot;
+import dev.sluice.wire.snapshot.PolicySnapshot.PolicyKind;
+import dev.sluice.wire.snapshot.RateLimitSnapshot;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Locale;
+
+/**
+ * Classifies one answer (SPEC §4.2). A pure function of the answer, whether the call is safe to
+ * repeat, the attempt count and the wall clock (only to turn a relative reset into an instant).
+ *
+ * <table>
+ *   <caption>Rules</caption>
+ *   <tr><th>answer</th><th>classification</th></tr>
+ *   <tr><td>ok (1xx–3xx)</td><td>success</td></tr>
+ *   <tr><td>quota_exhausted, or rate_limited naming / showing a spent quota policy</td><td>terminal
+ *       {@link QuotaExceededException} (R08)</td></tr>
+ *   <tr><td>rate_limited</td><td>retry after Retry-After, else after the reset of the denying (named, spent, or only)
+ *       policy plus the margin (R04), else full jitter</td></tr>
+ *   <tr><td>overloaded (503, 529)</td><td>retry after Retry-After or full jitter; never quota (R09)</td></tr>
+ *   <tr><td>409 idempotency conflict</td><td>terminal {@link IdempotencyConflictException}; but a 409 with a
+ *       Retry-After on a keyed call is "the first attempt is still in flight" (SPEC §3.11): retry</td></tr>
+ *   <tr><td>400 cost_exceeds_burst</td><td>terminal {@link CostExceedsBurstException}</td></tr>
+ *   <tr><td>408</td><td>retry (the server did not act on it)</td></tr>
+ *   <tr><td>other 4xx</td><td>terminal {@link ClientErrorException}</td></tr>
+ *   <tr><td>other 5xx</td><td>retry if safe to repeat, else terminal {@link ServerErrorException}</td></tr>
+ *   <tr><td>connect failure (nothing sent)</td><td>retry</td></tr>
+ *   <tr><td>timeout / reset after sending</td><td>retry if safe to repeat, else terminal
+ *       {@link TransportException} with outcome unknown (R07a)</td></tr>
+ * </table>
+ *
+ * <p>"Safe to repeat" = an idempotent method, or an Idempotency-Key is set (SPEC §4.2). Thread-safe.
+ */
+public final class Classifier {
+
+    private final Duration resetMargin;
+
+    public Classifier(Duration resetMargin) {
+        this.resetMargin = resetMargin;
+    }
+
+    public Classification classify(Answer answer, boolean safeToRepeat, int attempts, Instant wallNow) {
+        return switch (answer) {
+            case Answer.Response r -> response(r.snapshot(), r.problemType(), safeToRepeat, attempts, wallNow);
+            case Answer.Failure f -> failure(f, safeToRepeat, attempts);
+        };
+    }
+
+    private Classification response(RateLimitSnapshot s, String problemType, boolean safe, int attempts,
+            Instant wallNow) {
+        int status = s.status();
+        return switch (s.outcome()) {
+            case OK -> new Classification.Success(status);
+            case QUOTA_EXHAUSTED -> quota(s, attempts, wallNow);
+            case RATE_LIMITED -> {
+                if (spentQuotaPolicy(s) != null) {
+                    yield quota(s, attempts, wallNow);
+                }
+                Duration hint = rateLimitHint(s);
+                yield new Classification.Retryable(Classification.Kind.RATE_LIMITED, hint, false,
+                        why -> new RateLimitedException(status + " rate_limited: " + why, hint, status, s, attempts));
+            }
+            case OVERLOADED -> {
+                Duration hint = s.retryAfter();
+                yield new Classification.Retryable(Classification.Kind.OVERLOADED, hint, false,
+                        why -> new OverloadedException(status + " overloaded: " + why, hint, status, s, attempts));
+            }
+            case CLIENT_ERROR -> clientError(s, problemType, safe, attempts);
+            case SERVER_ERROR -> {
+                if (safe) {
+                    yield new Classification.Retryable(Classification.Kind.TRANSIENT, s.retryAfter(), true,
+                            why -> new ServerErrorException(status + " server error: " + why, status, s, attempts));
+                }
+                yield new Classification.Terminal(new ServerErrorException(status
+                        + " server error; not retried: the call is not safe to repeat (no idempotent method,"
+                        + " no Idempotency-Key)", status, s, attempts), true);
+            }
+        };
+    }
+
+    private Classification clientError(RateLimitSnapshot s, String problemType, boolean safe, int attempts) {
+        int status = s.status();
+        String code = problemCode(problemType);
+        boolean inFlightDuplicate = status == 409 && s.retryAfter() != null
+                && (code.contains("idempotency") || code.isEmpty());
+        if (status == 409 && (code.contains("idempotency") || inFlightDuplicate)) {
+            if (inFlightDuplicate && safe) {
+                Duration hint = s.retryAfter();
+                return new Classification.Retryable(Classification.Kind.TRANSIENT, hint, true,
+                        why -> new IdempotencyConflictException(
+                                "409: the first attempt with this Idempotency-Key is still in flight; " + why,
+                                status, s, attempts));
+            }
+            return new Classification.Terminal(new IdempotencyConflictException(
+                    "409 idempotency_conflict: the Idempotency-Key was used with a different request body",
+                    status, s, attempts), true);
+        }
+        if (status == 400 && (code.contains("cost_exceeds") || code.contains("cost-exceeds"))) {
+            return new Classification.Terminal(new CostExceedsBurstException(
+                    "400 cost_exceeds_burst: the call costs more than the burst can ever hold; split it",
+                    status, s, attempts), true);
+        }
+        if (status == 408) {
+            return new Classification.Retryable(Classification.Kind.TRANSIENT, s.retryAfter(), true,
+                    why -> new ClientErrorException("408 request timeout: " + why, status, s, attempts));
+        }
+        return new Classification.Terminal(new ClientErrorException(
+                status + " client error" + (code.isEmpty() ? "" : " (" + code + ")"), status, s, attempts), true);
+    }
+
+    private Classification failure(Answer.Failure f, boolean safe, int attempts) {
+        if (f.kind() == Answer.FailureKind.NOT_SENT) {
+            return new Classification.Retryable(Classification.Kind.TRANSIENT, null, false,
+                    why -> new TransportException("connection failed before sending: " + why, f.cause(), false,
+                            attempts));
+        }
+        String what = f.kind() == Answer.FailureKind.TIMEOUT ? "timed out" : "connection lost";
+        if (safe) {
+            return new Classification.Retryable(Classification.Kind.TRANSIENT, null, false,
+                    why -> new TransportException(what + " after sending: " + why, f.cause(), true, attempts));
+        }
+        return new Classification.Terminal(new TransportException(what
+                + " after sending; outcome unknown, not retried: the call is not safe to repeat"
+                + " (no idempotent method, no Idempotency-Key)", f.cause(), true, attempts), false);
+    }
+
+    private Classification quota(RateLimitSnapshot s, int attempts, Instant wallNow) {
+        PolicySnapshot spent = spentQuotaPolicy(s);
+        String policy = s.violatedPolicy() != null ? s.violatedPolicy() : spent == null ? null : spent.name();
+        Instant resetAt = s.quotaResetAt();
+        if (resetAt == null && s.retryAfter() != null) {
+            resetAt = wallNow.plus(s.retryAfter());
+        }
+        if (resetAt == null && spent != null && spent.resetIn() != null) {
+            resetAt = wallNow.plus(spent.resetIn());
+        }
+        String msg = s.status() + " quota_exhausted" + (policy == null ? "" : " (policy \"" + policy + "\")")
+                + (resetAt == null ? "" : "; resets at " + resetAt) + "; not retried";
+        return new Classification.Terminal(
+                new QuotaExceededException(msg, policy, resetAt, s.status(), s, attempts), false);
+    }
+
+    /** The named or spent quota policy of a limit answer, or {@code null}. */
+    static PolicySnapshot spentQuotaPolicy(RateLimitSnapshot s) {
+        for (PolicySnapshot p : s.policies()) {
+            if (p.kind() != PolicyKind.QUOTA) {
+                continue;
+            }
+            boolean named = s.violatedPolicy() != null && s.violatedPolicy().equals(p.name());
+            boolean spent = p.remaining() != null && p.remaining() == 0;
+            if (named || spent) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Retry-After when present; else the reset of the policy that said no: the named (violated)
+     * policy, else the longest reset among spent policies (R06), else the only policy reported
+     * (a GitHub secondary limit reports one resource whose reset is the retry time); plus the reset
+     * margin (R04). {@code null} when none applies: full-jitter backoff.
+     */
+    Duration rateLimitHint(RateLimitSnapshot s) {
+        if (s.retryAfter() != null) {
+            return s.retryAfter();
+        }
+        Duration reset = null;
+        for (PolicySnapshot p : s.policies()) {
+            if (p.resetIn() != null && p.name() != null && p.name().equals(s.violatedPolicy())) {
+                reset = p.resetIn();
+            }
+        }
+        if (reset == null) {
+            for (PolicySnapshot p : s.policies()) {
+                if (p.remaining() != null && p.remaining() == 0 && p.resetIn() != null
+                        && (reset == null || p.resetIn().compareTo(reset) > 0)) {
+                    reset = p.resetIn();
+                }
+            }
+        }
+        if (reset == null && s.policies().size() == 1) {
+            reset = s.policies().get(0).resetIn();
+        }
+        return reset == null ? null : reset.plus(resetMargin);
+    }
+
+    /** The problem type's last path segment or fragment, lower case; empty when there is none. */
+    static String problemCode(String problemType) {
+        if (problemType == null) {
+            return "";
+        }
+        String t = problemType.strip();
+        int cut = Math.max(t.lastIndexOf('/'), t.lastIndexOf('#'));
+        return t.substring(cut + 1).toLowerCase(Locale.ROOT);
+    }
+}

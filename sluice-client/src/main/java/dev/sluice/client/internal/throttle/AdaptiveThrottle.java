@@ -1,0 +1,75 @@
+package dev.sluice.client.internal.throttle;
+
+import dev.sluice.client.ThrottleConfig;
+import java.util.random.RandomGenerator;
+
+/**
+ * Adaptive client-side throttling (SPEC §4.5; Google SRE book, "Handling Overload"): over a
+ * sliding window (default two minutes) the client counts requests and accepts and drops a new
+ * request locally with probability {@code max(0, (requests − K·accepts) / (requests + 1))}.
+ *
+ * <p>Counting follows regression case R12: an answer is recorded when it completes, not when the
+ * attempt starts; an accepted answer adds a request and an accept; a rejection (429, 503, overload,
+ * no answer) adds a request only; a locally dropped call adds a request only. Entries older than
+ * the window stop counting, so the probability decays back to 0 after recovery.
+ *
+ * <p>Not thread-safe; the owner locks.
+ */
+public final class AdaptiveThrottle {
+
+    private final ThrottleConfig config;
+    private final SlidingWindowCounter requests;
+    private final SlidingWindowCounter accepts;
+
+    public AdaptiveThrottle(ThrottleConfig config) {
+        this.config = config;
+        this.requests = SlidingWindowCounter.ofSeconds(config.window());
+        this.accepts = SlidingWindowCounter.ofSeconds(config.window());
+    }
+
+    /** The SRE formula: {@code max(0, (requests − k·accepts) / (requests + 1))}. */
+    public static double dropProbability(long requests, long accepts, double k) {
+        if (requests < 0 || accepts < 0) {
+            throw new IllegalArgumentException("counts must be >= 0");
+        }
+        return Math.max(0.0, (requests - k * accepts) / (requests + 1.0));
+    }
+
+    /** The drop probability over the current window; 0 when disabled. */
+    public double dropProbability(long nowNanos) {
+        if (!config.enabled()) {
+            return 0.0;
+        }
+        return dropProbability(requests.sum(nowNanos), accepts.sum(nowNanos), config.k());
+    }
+
+    /**
+     * Decides whether to drop a new request; when it drops, the drop is recorded as a request.
+     *
+     * @return the probability used when the request is dropped, or a negative number when it may go
+     */
+    public double tryDrop(long nowNanos, RandomGenerator random) {
+        double p = dropProbability(nowNanos);
+        if (p > 0.0 && random.nextDouble() < p) {
+            requests.add(nowNanos, 1);
+            return p;
+        }
+        return -1.0;
+    }
+
+    /** Records a completed attempt: a request, and an accept when {@code accepted}. */
+    public void recordAnswer(long nowNanos, boolean accepted) {
+        requests.add(nowNanos, 1);
+        if (accepted) {
+            accepts.add(nowNanos, 1);
+        }
+    }
+
+    public long requests(long nowNanos) {
+        return requests.sum(nowNanos);
+    }
+
+    public long accepts(long nowNanos) {
+        return accepts.sum(nowNanos);
+    }
+}

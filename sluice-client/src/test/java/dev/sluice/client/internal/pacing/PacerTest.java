@@ -1,0 +1,118 @@
+package dev.sluice.client.internal.pacing;
+
+import static dev.sluice.client.Snapshots.burst;
+import static dev.sluice.client.Snapshots.quota;
+import static dev.sluice.client.Snapshots.unknown;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.sluice.client.PacerConfig;
+import dev.sluice.client.Snapshots;
+import dev.sluice.wire.snapshot.PolicySnapshot.PolicyKind;
+import java.time.Duration;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+
+class PacerTest {
+
+    private static final long SECOND = 1_000_000_000L;
+    private static final Instant WALL = Instant.parse("2026-11-30T18:00:00Z");
+
+    private static Pacer pacer(PacerConfig config) {
+        return new Pacer(config, InMemoryTokenBucket.unlimited(0), Duration.ofSeconds(1), 0);
+    }
+
+    @Test
+    void documentedLimitIsPacedAtNinetyPercent() {
+        Pacer p = pacer(PacerConfig.documented(60, 10));
+        assertThat(p.effectivePerSecond(0)).isCloseTo(54.0, within(1e-9)); // 0.9 × 60 (SPEC §4.6)
+        assertThat(p.capacity()).isEqualTo(10.0);
+    }
+
+    @Test
+    void followsTheBurstPolicyOfTheHeadersAtNinetyPercent() {
+        // SPEC §2.1 example: "burst";q=20;w=2 -> 10/s documented -> 9/s paced, bucket 20
+        Pacer p = pacer(PacerConfig.defaults());
+        p.observe(Snapshots.ok(burst("burst", 20, 2, 7, Duration.ofSeconds(2)),
+                quota("daily", 10_000, 86_400, 2310, Duration.ofSeconds(21_600))), 0, WALL);
+        assertThat(p.effectivePerSecond(0)).isCloseTo(9.0, within(1e-9));
+        assertThat(p.capacity()).isEqualTo(20.0);
+        assertThat(p.available(0)).as("never more than the server's r").isEqualTo(7.0);
+    }
+
+    @Test
+    void aCachedResponseIsIgnoredForPacing() {
+        Pacer p = pacer(PacerConfig.defaults());
+        p.observe(Snapshots.cached(Snapshots.ok(burst("burst", 20, 2, 0, Duration.ofSeconds(2)))), 0, WALL);
+        assertThat(p.effectivePerSecond(0)).isInfinite(); // SPEC §2.5
+        assertThat(p.tryAcquire(1, 0)).isZero();
+    }
+
+    @Test
+    void whenRemainingFallsBelowTenPercentItIsSpreadOverTheReset() {
+        Pacer p = pacer(PacerConfig.defaults());
+        // daily: 900 of 10,000 left, 6 h to the reset -> 900 / 21,600 s
+        p.observe(Snapshots.ok(quota("daily", 10_000, 86_400, 900, Duration.ofSeconds(21_600))), 0, WALL);
+        assertThat(p.effectivePerSecond(0)).isCloseTo(900.0 / 21_600, within(1e-12));
+        // at 10 % or more nothing is spread
+        p.observe(Snapshots.ok(quota("daily", 10_000, 86_400, 1000, Duration.ofSeconds(21_600))), 0, WALL);
+        assertThat(p.effectivePerSecond(0)).isInfinite();
+    }
+
+    @Test
+    void aSpreadEndsAtTheReset() {
+        Pacer p = pacer(PacerConfig.defaults());
+        p.observe(Snapshots.ok(quota("daily", 10_000, 86_400, 10, Duration.ofSeconds(100))), 0, WALL);
+        assertThat(p.effectivePerSecond(0)).isCloseTo(0.1, within(1e-12));
+        p.refresh(100 * SECOND);
+        assertThat(p.effectivePerSecond(100 * SECOND)).isInfinite();
+    }
+
+    @Test
+    void resetEqualToTheServerDateStillWaitsTheOneSecondMarginR04() {
+        // R04 scenario 1: x-ratelimit-remaining 0, reset == Date -> resetIn 0 -> wait 1 s, not 0
+        Pacer p = pacer(PacerConfig.defaults());
+        p.observe(Snapshots.ok(unknown("core", 5000L, null, 0, Duration.ZERO)), 0, WALL);
+        assertThat(p.tryAcquire(1, 0)).isEqualTo(SECOND);
+    }
+
+    @Test
+    void resetThirtySecondsAfterTheServerDateWaitsThirtyOneWhateverTheLocalSkewR04() {
+        // R04 scenario 2: Date T, reset T+30 (the dialect gives resetIn 30 s relative to Date); the
+        // local wall clock is 5 s ahead and is not consulted: the wait runs on the monotonic clock
+        Pacer p = pacer(PacerConfig.defaults());
+        p.observe(Snapshots.ok(unknown("core", 5000L, null, 0, Duration.ofSeconds(30))), 0, WALL.plusSeconds(5));
+        assertThat(p.tryAcquire(1, 0)).isEqualTo(31 * SECOND);
+        assertThat(p.block(0).kind()).isEqualTo(PolicyKind.UNKNOWN);
+    }
+
+    @Test
+    void theMostRestrictivePolicyWinsR06() {
+        Pacer p = pacer(PacerConfig.defaults().withPaceFraction(1.0));
+        p.observe(Snapshots.ok(burst("a", 100, 60, 100, Duration.ofSeconds(60)),
+                burst("b", 10, 1, 10, Duration.ofSeconds(1))), 0, WALL);
+        assertThat(p.effectivePerSecond(0)).isCloseTo(100.0 / 60, within(1e-9));
+        assertThat(p.capacity()).isEqualTo(10.0);
+    }
+
+    @Test
+    void a429EmptiesTheBucketAndPausesItForRetryAfter() {
+        Pacer p = pacer(PacerConfig.documented(10, 10).withPaceFraction(1.0));
+        assertThat(p.available(0)).isEqualTo(10.0);
+        p.onRateLimited(Duration.ofSeconds(3), 0);
+        assertThat(p.available(0)).isZero();
+        assertThat(p.tryAcquire(1, SECOND)).isEqualTo(2 * SECOND + 100_000_000L);
+        assertThat(p.tryAcquire(1, 3 * SECOND + 100_000_000L)).isZero();
+    }
+
+    @Test
+    void aSpentDailyQuotaBlocksWithTheQuotaKindAndResetInstant() {
+        Pacer p = pacer(PacerConfig.defaults());
+        p.observe(Snapshots.ok(quota("daily", 10_000, 86_400, 0, Duration.ofSeconds(19_200))), 0, WALL);
+        Pacer.Block b = p.block(0);
+        assertThat(b.policy()).isEqualTo("daily");
+        assertThat(b.kind()).isEqualTo(PolicyKind.QUOTA);
+        assertThat(b.resetAt()).isEqualTo(WALL.plusSeconds(19_201));
+        assertThat(p.tryAcquire(1, 0)).isEqualTo(19_201 * SECOND);
+    }
+}

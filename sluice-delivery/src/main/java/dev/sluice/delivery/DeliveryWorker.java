@@ -1,0 +1,366 @@
+package dev.sluice.delivery;
+
+import dev.sluice.delivery.retry.RetryAfterHints;
+import dev.sluice.delivery.retry.RetryDecision;
+import dev.sluice.delivery.retry.RetryRules;
+import dev.sluice.delivery.spi.AttemptStart;
+import dev.sluice.delivery.spi.Claim;
+import dev.sluice.delivery.spi.Completion;
+import dev.sluice.delivery.spi.DeliveryListener;
+import dev.sluice.delivery.spi.DeliveryStore;
+import dev.sluice.delivery.spi.TransportResult;
+import dev.sluice.delivery.spi.WebhookRequest;
+import dev.sluice.delivery.webhook.StandardWebhooks;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One worker: claims due deliveries from the store and attempts them (SPEC §6.2 – §6.7).
+ *
+ * <p>One attempt, in order: the ledger says delivered → suppressed (no token, no request); the
+ * event's maximum age has run out → dead letter {@code expired}; take one token from the
+ * destination's shared bucket (none → rescheduled to the next token, no request); POST with the
+ * event's idempotency key and Standard Webhooks headers within the request timeout; classify and
+ * record the outcome and the next scheduling in one transaction.
+ *
+ * <p>Two ways to run it: {@link #start()} runs a claiming thread, {@code concurrency} attempt
+ * threads and a heartbeat that renews this worker's leases every lease/3; {@link #runOnce()}
+ * claims once and attempts in the caller's thread (tests drive it with a fake clock). A worker
+ * that dies leaves its rows in flight until their leases lapse; then any worker claims them again
+ * and retries with the same key (an interrupted attempt to a destination that does not deduplicate
+ * goes to review instead, since the receiver may have acted on it).
+ *
+ * <p>Thread-safe. Obtain one from {@link Delivery#newWorker()}.
+ */
+public final class DeliveryWorker implements AutoCloseable {
+
+    private final Delivery delivery;
+    private final DeliveryStore store;
+    private final DeliveryConfig config;
+    private final DeliveryListener listener;
+    private final String id;
+
+    /** How long a busy worker waits to batch claims: short against a request, long against a commit. */
+    private static final long CLAIM_LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+
+    private final Semaphore slots;
+    private final Semaphore wakeups = new Semaphore(0);
+    private final AtomicInteger attemptsInFlight = new AtomicInteger();
+    private volatile boolean running;
+    private Thread poller;
+    private ExecutorService attempts;
+    private ScheduledExecutorService timers;
+
+    DeliveryWorker(Delivery delivery, String id) {
+        this.delivery = delivery;
+        this.store = delivery.store();
+        this.config = delivery.config();
+        this.listener = delivery.listener();
+        this.id = id;
+        this.slots = new Semaphore(config.concurrency());
+    }
+
+    /** This worker's id: the lease owner written on the rows it claims. */
+    public String id() {
+        return id;
+    }
+
+    /**
+     * Claims up to {@code concurrency} due rows and attempts each in the calling thread.
+     *
+     * @return how many rows were claimed
+     * @throws StoreException if the store fails while claiming
+     */
+    public int runOnce() {
+        List<Claim> claims = store.claim(id, config.concurrency(), delivery.now(), config.lease());
+        for (Claim c : claims) {
+            process(c);
+        }
+        return claims.size();
+    }
+
+    /** Renews this worker's leases once (the heartbeat). */
+    public int heartbeatOnce() {
+        return store.heartbeat(id, delivery.now().plus(config.lease()));
+    }
+
+    /**
+     * Starts the claiming thread, the attempt threads and the heartbeat.
+     *
+     * @throws IllegalStateException if already started
+     */
+    public synchronized DeliveryWorker start() {
+        if (running || poller != null) {
+            throw new IllegalStateException("worker " + id + " was started already");
+        }
+        running = true;
+        attempts = Executors.newFixedThreadPool(config.concurrency(), r -> {
+            Thread t = new Thread(r, "sluice-delivery-attempt-" + id);
+            t.setDaemon(true);
+            return t;
+        });
+        timers = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "sluice-delivery-timers-" + id);
+            t.setDaemon(true);
+            return t;
+        });
+        long beat = config.heartbeatInterval().toMillis();
+        timers.scheduleAtFixedRate(this::heartbeatQuietly, beat, beat, TimeUnit.MILLISECONDS);
+        long depth = config.queueDepthInterval().toMillis();
+        timers.scheduleAtFixedRate(this::reportDepthQuietly, 0, depth, TimeUnit.MILLISECONDS);
+        if (config.alignClockWithStore()) {
+            timers.scheduleAtFixedRate(delivery::realignClockQuietly, 60, 60, TimeUnit.SECONDS);
+        }
+        poller = new Thread(this::pollLoop, "sluice-delivery-poller-" + id);
+        poller.setDaemon(true);
+        poller.start();
+        return this;
+    }
+
+    /** Makes an idle worker look for due work now (an in-process enqueue calls this). */
+    public void wake() {
+        wakeups.release();
+    }
+
+    /** Attempts running right now. */
+    public int attemptsInFlight() {
+        return attemptsInFlight.get();
+    }
+
+    private void pollLoop() {
+        while (running) {
+            try {
+                slots.acquire();
+                int free = 1 + gatherSlots();
+                List<Claim> claims;
+                try {
+                    claims = running ? store.claim(id, free, delivery.now(), config.lease()) : List.of();
+                } catch (RuntimeException e) {
+                    slots.release(free);
+                    throw e;
+                }
+                slots.release(free - claims.size());
+                for (Claim c : claims) {
+                    attemptsInFlight.incrementAndGet();
+                    attempts.execute(() -> {
+                        try {
+                            process(c);
+                        } catch (RuntimeException e) {
+                            listener.onError(e); // the row stays in flight; its lease lapses and it is retried
+                        } finally {
+                            attemptsInFlight.decrementAndGet();
+                            slots.release();
+                        }
+                    });
+                }
+                if (claims.isEmpty()) {
+                    idleWait();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                listener.onError(e);
+                try {
+                    wakeups.tryAcquire(config.pollInterval().toMillis(), TimeUnit.MILLISECONDS);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    /**
+     * Takes more free slots, waiting up to {@link #CLAIM_LINGER_NANOS} for a quarter of them, so
+     * that a busy worker claims rows in batches (one transaction each) rather than one by one as
+     * single slots free up. Returns the number taken besides the one already held.
+     */
+    private int gatherSlots() throws InterruptedException {
+        int want = Math.max(1, config.concurrency() / 4) - 1;
+        int got = slots.drainPermits();
+        long deadline = delivery.nanoTime() + CLAIM_LINGER_NANOS;
+        while (got < want) { // each pass takes a permit or stops, so it ends even on a frozen test clock
+            long left = deadline - delivery.nanoTime();
+            if (left <= 0 || !slots.tryAcquire(left, TimeUnit.NANOSECONDS)) {
+                break;
+            }
+            got += 1 + slots.drainPermits();
+        }
+        return got;
+    }
+
+    /** Sleeps until the next row becomes claimable, at most the poll interval, or until woken. */
+    private void idleWait() throws InterruptedException {
+        long maxMillis = config.pollInterval().toMillis();
+        long millis = maxMillis;
+        Optional<Instant> next = store.nextVisibleAt();
+        if (next.isPresent()) {
+            long until = Duration.between(delivery.now(), next.get()).toMillis();
+            // rows due but not claimed are locked by another replica's claim for a moment
+            millis = Math.max(20L, Math.min(maxMillis, until + 1));
+        }
+        wakeups.tryAcquire(millis, TimeUnit.MILLISECONDS);
+        wakeups.drainPermits();
+    }
+
+    private void heartbeatQuietly() {
+        try {
+            heartbeatOnce();
+        } catch (RuntimeException e) {
+            listener.onError(e);
+        }
+    }
+
+    private void reportDepthQuietly() {
+        try {
+            listener.onQueueDepth(store.status(delivery.now()));
+        } catch (RuntimeException e) {
+            listener.onError(e);
+        }
+    }
+
+    /** One claimed row, start to finish (SPEC §6.2). */
+    void process(Claim claim) {
+        String dest = claim.destination().name();
+        String key = claim.event().idempotencyKey();
+        Instant now = delivery.now();
+        listener.onClaimed(dest, Duration.between(now, claim.eligibleAt()));
+
+        if (claim.interruptedAttempt() && !claim.destination().idempotent()) {
+            // The last holder may have sent it, and only a person can tell whether it arrived. Checked
+            // before the maximum age: an 'expired' dead letter invites a replay that could act twice.
+            finish(claim, new Completion.Review(claim.lastClass(), claim.lastStatus(),
+                    "an attempt was interrupted (worker crash or lost lease) after taking its token;"
+                            + " the receiver may have acted on it", now, true));
+            return;
+        }
+        if (!now.isBefore(claim.expiresAt())) {
+            finish(claim, new Completion.Dead(DeadLetterReason.EXPIRED, null, null,
+                    "maximum age of '" + claim.event().type() + "' reached before delivery",
+                    delivery.redact(claim.event()), now, false, false));
+            return;
+        }
+
+        AttemptStart start = store.startAttempt(claim, now);
+        switch (start) {
+            case AttemptStart.Suppressed s -> {
+                listener.onSuppressed(dest, key);
+                return;
+            }
+            case AttemptStart.LeaseLost l -> {
+                listener.onLeaseLost(dest, key);
+                return;
+            }
+            case AttemptStart.DestinationDisabled d -> {
+                finish(claim, new Completion.Dead(DeadLetterReason.DESTINATION_DISABLED, null, null,
+                        "destination '" + dest + "' is disabled", delivery.redact(claim.event()), now, false, false));
+                return;
+            }
+            case AttemptStart.NoToken n -> {
+                listener.onTokenWait(dest, n.delay());
+                listener.onScheduled(dest, null, n.delay());
+                return;
+            }
+            case AttemptStart.Proceed p -> listener.onTokenWait(dest, Duration.ZERO);
+        }
+
+        WebhookRequest request = StandardWebhooks.request(claim.event(), claim.destination(), now);
+        TransportResult result = delivery.transport().send(request, config.requestTimeout());
+        Instant after = delivery.now();
+        ResponseClass cls = RetryRules.classOf(result);
+        Integer status = result instanceof TransportResult.Answered a ? a.status() : null;
+        listener.onResponse(dest, cls, status, result.latency());
+
+        Optional<Duration> retryAfter = result instanceof TransportResult.Answered a
+                ? RetryAfterHints.valid(a.headers(), after) : Optional.empty();
+        int attempt = claim.attempts() + 1;
+        RetryDecision decision = RetryRules.decide(result, attempt, claim.destination().idempotent(), retryAfter,
+                after, claim.expiresAt(), delivery.random());
+        String error = describe(result);
+        switch (decision) {
+            case RetryDecision.Deliver d -> {
+                if (finish(claim, new Completion.Delivered(status, after))) {
+                    listener.onDelivered(dest, key, attempt);
+                }
+            }
+            case RetryDecision.RetryAt r -> {
+                if (finish(claim, new Completion.Retry(cls, status, error, r.eligibleAt(), after, true))) {
+                    listener.onScheduled(dest, cls, r.delay());
+                }
+            }
+            case RetryDecision.Review r -> finish(claim, new Completion.Review(cls, status, error, after, true));
+            case RetryDecision.DeadLetter dl -> finish(claim, new Completion.Dead(dl.reason(), cls, status,
+                    dl.reason() == DeadLetterReason.EXPIRED
+                            ? error + "; the next attempt would fall after the maximum age" : error,
+                    delivery.redact(claim.event()), after, true, dl.reason() == DeadLetterReason.DESTINATION_GONE));
+        }
+    }
+
+    /** Records a completion and reports it; a completion the lease no longer allows is dropped. */
+    private boolean finish(Claim claim, Completion completion) {
+        boolean applied = store.finish(claim, completion);
+        String dest = claim.destination().name();
+        String key = claim.event().idempotencyKey();
+        if (!applied) {
+            listener.onLeaseLost(dest, key);
+            return false;
+        }
+        switch (completion) {
+            case Completion.Dead d -> listener.onDeadLetter(dest, d.reason());
+            case Completion.Review r -> listener.onReview(dest, key);
+            default -> {
+            }
+        }
+        return true;
+    }
+
+    private static String describe(TransportResult result) {
+        return switch (result) {
+            case TransportResult.Answered a -> "HTTP " + a.status()
+                    + a.headers().first("Retry-After").map(v -> " (Retry-After: " + v + ")").orElse("");
+            case TransportResult.Failed f -> f.error();
+        };
+    }
+
+    /**
+     * Stops claiming, lets attempts in flight finish (up to the request timeout plus 2 s), puts
+     * back rows claimed but not started, and stops the heartbeat. Rows whose attempt could not
+     * finish stay in flight until their lease lapses. Idempotent.
+     */
+    @Override
+    public synchronized void close() {
+        if (!running) {
+            return;
+        }
+        running = false;
+        wakeups.release();
+        poller.interrupt(); // it may be waiting for a free slot
+        try {
+            poller.join(config.pollInterval().toMillis() + 5_000);
+            attempts.shutdown();
+            if (!attempts.awaitTermination(config.requestTimeout().toMillis() + 2_000, TimeUnit.MILLISECONDS)) {
+                attempts.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            attempts.shutdownNow();
+        } finally {
+            timers.shutdownNow();
+            try {
+                store.release(id, delivery.now());
+            } catch (RuntimeException e) {
+                listener.onError(e);
+            }
+            delivery.forget(this);
+        }
+    }
+}

@@ -1,0 +1,80 @@
+package dev.sluice.delivery.internal;
+
+import dev.sluice.delivery.DeadLetterReason;
+import dev.sluice.delivery.DeliveryStatus;
+import dev.sluice.delivery.ResponseClass;
+import dev.sluice.delivery.spi.DeliveryListener;
+import java.time.Duration;
+
+/** Calls a user's listener and drops what it throws: measuring must never break delivering. */
+public final class SafeListener implements DeliveryListener {
+
+    private final DeliveryListener delegate;
+
+    public SafeListener(DeliveryListener delegate) {
+        this.delegate = delegate;
+    }
+
+    private void guard(Runnable r) {
+        try {
+            r.run();
+        } catch (RuntimeException ignored) {
+            // a broken metrics binding is not a delivery failure
+        }
+    }
+
+    @Override
+    public void onClaimed(String destination, Duration eligibleAtMinusNow) {
+        guard(() -> delegate.onClaimed(destination, eligibleAtMinusNow));
+    }
+
+    @Override
+    public void onTokenWait(String destination, Duration wait) {
+        guard(() -> delegate.onTokenWait(destination, wait));
+    }
+
+    @Override
+    public void onSuppressed(String destination, String idempotencyKey) {
+        guard(() -> delegate.onSuppressed(destination, idempotencyKey));
+    }
+
+    @Override
+    public void onResponse(String destination, ResponseClass responseClass, Integer status, Duration latency) {
+        guard(() -> delegate.onResponse(destination, responseClass, status, latency));
+    }
+
+    @Override
+    public void onScheduled(String destination, ResponseClass responseClass, Duration eligibleAtMinusNow) {
+        guard(() -> delegate.onScheduled(destination, responseClass, eligibleAtMinusNow));
+    }
+
+    @Override
+    public void onDelivered(String destination, String idempotencyKey, int attempts) {
+        guard(() -> delegate.onDelivered(destination, idempotencyKey, attempts));
+    }
+
+    @Override
+    public void onDeadLetter(String destination, DeadLetterReason reason) {
+        guard(() -> delegate.onDeadLetter(destination, reason));
+    }
+
+    @Override
+    public void onReview(String destination, String idempotencyKey) {
+        guard(() -> delegate.onReview(destination, idempotencyKey));
+    }
+
+    @Override
+    public void onLeaseLost(String destination, String idempotencyKey) {
+        guard(() -> delegate.onLeaseLost(destination, idempotencyKey));
+    }
+
+    @Override
+    public void onQueueDepth(DeliveryStatus status) {
+        guard(() -> delegate.onQueueDepth(status));
+    }
+
+    @Override
+    public void onError(Throwable error) {
+        guard(() -> delegate.onError(error));
+    }
+}

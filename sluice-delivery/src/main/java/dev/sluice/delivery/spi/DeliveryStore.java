@@ -1,0 +1,145 @@
+package dev.sluice.delivery.spi;
+
+import dev.sluice.delivery.DeadLetter;
+import dev.sluice.delivery.DeliveryStatus;
+import dev.sluice.delivery.Destination;
+import dev.sluice.delivery.DestinationState;
+import dev.sluice.delivery.EnqueueResult;
+import dev.sluice.delivery.Event;
+import dev.sluice.delivery.LedgerEntry;
+import dev.sluice.delivery.LedgerState;
+import dev.sluice.delivery.ReplayRefusedException;
+import dev.sluice.delivery.ReviewResolution;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Where deliveries live: destinations with their shared token buckets, the outbox (events), the
+ * ledger (one row per destination and idempotency key), dead letters. Every method is one
+ * transaction: it takes effect whole or not at all (SPEC §6.4). Times are UTC instants supplied
+ * by the caller, so that stores never read a clock of their own (except {@link #storeClock()}).
+ *
+ * <p>The JDBC implementation ({@link dev.sluice.delivery.jdbc.JdbcDeliveryStore}) serves SQLite
+ * and PostgreSQL; both pass one contract test suite. Implementations are thread-safe.
+ *
+ * @see dev.sluice.delivery.Delivery the user-facing API over a store
+ */
+public interface DeliveryStore extends AutoCloseable {
+
+    /**
+     * Inserts or updates a destination's configuration (URL, rate, secret, idempotent). The
+     * bucket's state and the enabled flag are kept: a config reload neither refills the bucket
+     * nor re-enables a destination that answered 410.
+     */
+    void upsertDestination(Destination destination, Instant now);
+
+    /**
+     * Re-enables a disabled destination and clears its reason.
+     *
+     * @return {@code false} when no destination has that name
+     */
+    boolean enableDestination(String name, Instant now);
+
+    /** Every destination, by name. */
+    List<DestinationState> destinations();
+
+    /**
+     * The outbox write (SPEC §6.4): the event and its ledger row ({@code PENDING}, eligible at
+     * {@code event.createdAt()}, expiring at {@code expiresAt}) in one transaction. A key already
+     * known for the destination writes nothing and reports what it found.
+     *
+     * @throws dev.sluice.delivery.UnknownDestinationException if the destination is not registered
+     */
+    EnqueueResult enqueue(Event event, Instant expiresAt);
+
+    /**
+     * Claims up to {@code max} rows that are due at {@code now} (pending and eligible, or in flight
+     * with a lapsed lease), oldest first, for {@code owner} until {@code now + lease}. Rows claimed
+     * by another worker at the same time are skipped, never shared (SPEC §6.7).
+     */
+    List<Claim> claim(String owner, int max, Instant now, Duration lease);
+
+    /**
+     * Extends every lease {@code owner} holds to {@code leaseExpiresAt} (the heartbeat).
+     *
+     * @return how many rows were extended
+     */
+    int heartbeat(String owner, Instant leaseExpiresAt);
+
+    /**
+     * The checks before a request (SPEC §6.2), in one transaction: the ledger (delivered →
+     * suppressed; not ours → lease lost), then one token from the destination's bucket (none →
+     * the row is rescheduled to the next token and released), then the row is marked as sending.
+     */
+    AttemptStart startAttempt(Claim claim, Instant now);
+
+    /**
+     * Records the outcome of a claim and the next scheduling in one transaction, and releases the
+     * claim (SPEC §6.4). Fenced by the claim's lease token, except {@link Completion.Delivered},
+     * which is recorded unless the row is delivered already.
+     *
+     * @return {@code false} when nothing was written because the lease had passed to another worker
+     */
+    boolean finish(Claim claim, Completion completion);
+
+    /**
+     * Puts back every row {@code owner} claimed but has not started sending (graceful shutdown).
+     *
+     * @return how many rows were released
+     */
+    int release(String owner, Instant now);
+
+    /** The ledger row, or empty. */
+    Optional<LedgerEntry> entry(long ledgerId);
+
+    /** The ledger row of a destination's key, or empty. */
+    Optional<LedgerEntry> entry(String destination, String idempotencyKey);
+
+    /** Up to {@code limit} rows in {@code state}, oldest first. */
+    List<LedgerEntry> entries(LedgerState state, int limit);
+
+    /** Up to {@code limit} dead letters, newest first. */
+    List<DeadLetter> deadLetters(int limit);
+
+    /** One dead letter, or empty. */
+    Optional<DeadLetter> deadLetter(long id);
+
+    /**
+     * Replays a dead letter (SPEC §6.6): its ledger row goes back to {@code PENDING}, eligible at
+     * {@code now}, with the original event and idempotency key, a fresh attempt count and
+     * {@code expiresAt}; the dead letter records the replay.
+     *
+     * @throws dev.sluice.delivery.NoSuchEntryException if there is no such dead letter
+     * @throws ReplayRefusedException if the key is delivered, queued or in review, or the
+     *     destination is disabled; nothing changed
+     */
+    LedgerEntry replay(long deadLetterId, Instant now, Instant expiresAt);
+
+    /**
+     * Resolves a {@code REVIEW} row as a person decided.
+     *
+     * @param redactedPayload the dead letter's copy, used only for {@link ReviewResolution#DEAD}
+     * @throws dev.sluice.delivery.NoSuchEntryException if there is no such row
+     * @throws ReplayRefusedException if the row is not in review; nothing changed
+     */
+    LedgerEntry resolveReview(long ledgerId, ReviewResolution resolution, Instant now, Instant expiresAt,
+            String redactedPayload);
+
+    /** Counts by state and dead letters by reason, as of {@code now}. */
+    DeliveryStatus status(Instant now);
+
+    /** The earliest time a row becomes claimable (eligible or lease lapse), or empty when none. */
+    Optional<Instant> nextVisibleAt();
+
+    /**
+     * The store's own clock, when it has one that every replica shares (PostgreSQL's
+     * {@code clock_timestamp()}); empty for an embedded store.
+     */
+    Optional<Instant> storeClock();
+
+    /** Releases connections. */
+    @Override
+    void close();
+}

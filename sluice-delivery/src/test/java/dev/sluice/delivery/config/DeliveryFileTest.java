@@ -1,0 +1,153 @@
+package dev.sluice.delivery.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.delivery.Destination;
+import dev.sluice.delivery.Rate;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class DeliveryFileTest {
+
+    @TempDir
+    Path dir;
+
+    Path write(String yaml) throws IOException {
+        Path f = dir.resolve("sluice-delivery.yaml");
+        Files.writeString(f, yaml);
+        return f;
+    }
+
+    static final String FULL = """
+            store: jdbc:postgresql://127.0.0.1:5432/app?user=sluice
+            schema: sluice
+            worker:
+              concurrency: 16
+              request-timeout: 5s
+              lease: 45s
+              poll-interval: 250ms
+            max-age:
+              default: 48h
+              presence: 5m
+              purchase.completed: 3d
+            redact:
+              - $.player.email
+            destinations:
+              merchant-a:
+                url: http://127.0.0.1:8081/webhooks
+                rate: { per-second: 10, burst: 20 }
+                secret: whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+              legacy:
+                url: https://legacy.example/hook
+                rate: { per-second: 0.5 }
+                secret: env:LEGACY_SECRET
+                idempotent: false
+            """;
+
+    @Test
+    void readsEverySetting() throws IOException {
+        DeliveryFile f = DeliveryFile.load(write(FULL),
+                Map.of("LEGACY_SECRET", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")::get);
+
+        assertThat(f.store()).isEqualTo("jdbc:postgresql://127.0.0.1:5432/app?user=sluice");
+        assertThat(f.schema()).isEqualTo("sluice");
+        assertThat(f.config().concurrency()).isEqualTo(16);
+        assertThat(f.config().requestTimeout()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(f.config().lease()).isEqualTo(Duration.ofSeconds(45));
+        assertThat(f.config().pollInterval()).isEqualTo(Duration.ofMillis(250));
+        assertThat(f.config().maxAge("presence")).isEqualTo(Duration.ofMinutes(5));
+        assertThat(f.config().maxAge("purchase.completed")).isEqualTo(Duration.ofDays(3));
+        assertThat(f.config().maxAge("anything.else")).isEqualTo(Duration.ofHours(48));
+        assertThat(f.config().redactPaths()).containsExactly("$.player.email");
+        assertThat(f.destinations()).extracting(Destination::name).containsExactly("merchant-a", "legacy");
+        assertThat(f.destinations().get(0).rate()).isEqualTo(new Rate(10, 20));
+        assertThat(f.destinations().get(0).idempotent()).isTrue();
+        assertThat(f.destinations().get(1).rate()).isEqualTo(new Rate(0.5, 1));
+        assertThat(f.destinations().get(1).idempotent()).isFalse();
+    }
+
+    @Test
+    void anEmptyFileMeansEveryDefault() throws IOException {
+        DeliveryFile f = DeliveryFile.load(write(""));
+
+        assertThat(f.store()).isEqualTo("sqlite:./sluice-delivery.db");
+        assertThat(f.config().requestTimeout()).isEqualTo(Duration.ofSeconds(3)); // SPEC §6.2 default
+        assertThat(f.destinations()).isEmpty();
+    }
+
+    @Test
+    void aBadRateNamesFileLineAndField() throws IOException {
+        Path p = write(FULL.replace("per-second: 10", "per-second: -1"));
+
+        assertThatThrownBy(() -> DeliveryFile.load(p, Map.of("LEGACY_SECRET", "x")::get))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith(p + ":17:")
+                .hasMessageContaining("destinations.merchant-a.rate.per-second: must be > 0 (got -1)")
+                .satisfies(e -> {
+                    ConfigException c = (ConfigException) e;
+                    assertThat(c.line()).isEqualTo(17);
+                    assertThat(c.field()).isEqualTo("destinations.merchant-a.rate.per-second");
+                });
+    }
+
+    @Test
+    void anUnknownKeyIsAnErrorNotASilentDefault() throws IOException {
+        Path p = write("worker:\n  concurency: 4\n");
+
+        assertThatThrownBy(() -> DeliveryFile.load(p)).isInstanceOf(ConfigException.class)
+                .hasMessage(p + ":2:15: worker.concurency: unknown key (expected one of "
+                        + String.join(", ", List.copyOf(java.util.Set.of("concurrency", "request-timeout", "lease",
+                                "poll-interval"))) + ")");
+    }
+
+    @Test
+    void aMissingSecretVariableIsNamed() throws IOException {
+        Path p = write(FULL);
+
+        assertThatThrownBy(() -> DeliveryFile.load(p, Map.<String, String>of()::get))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(":22:")
+                .hasMessageContaining("destinations.legacy.secret: environment variable LEGACY_SECRET is not set");
+    }
+
+    @Test
+    void aMissingUrlIsNamed() throws IOException {
+        Path p = write("destinations:\n  m:\n    rate: { per-second: 1 }\n    secret: x\n");
+
+        assertThatThrownBy(() -> DeliveryFile.load(p)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("destinations.m.url: missing");
+    }
+
+    @Test
+    void aBadDurationAndABadStoreAreNamed() throws IOException {
+        Path p1 = write("max-age:\n  presence: five minutes\n");
+        assertThatThrownBy(() -> DeliveryFile.load(p1)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining(":2:13: max-age.presence: not a duration");
+
+        Path p2 = write("store: mysql://x\n");
+        assertThatThrownBy(() -> DeliveryFile.load(p2)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining(":1:8: store:");
+    }
+
+    @Test
+    void brokenYamlIsReportedWithItsPosition() throws IOException {
+        Path p = write("destinations:\n  m: [unclosed\n");
+
+        assertThatThrownBy(() -> DeliveryFile.load(p)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("not valid YAML");
+    }
+
+    @Test
+    void aMissingFileIsNamed() {
+        Path p = dir.resolve("absent.yaml");
+        assertThatThrownBy(() -> DeliveryFile.load(p)).isInstanceOf(ConfigException.class)
+                .hasMessage(p + ":1:1: no such file");
+    }
+}

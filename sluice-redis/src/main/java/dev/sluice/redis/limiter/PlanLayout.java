@@ -1,0 +1,167 @@
+package dev.sluice.redis.limiter;
+
+import dev.sluice.limiter.Allowed;
+import dev.sluice.limiter.BurstPolicy;
+import dev.sluice.limiter.Costs;
+import dev.sluice.limiter.Plan;
+import dev.sluice.limiter.Policy;
+import dev.sluice.limiter.QuotaPolicy;
+import dev.sluice.limiter.gcra.GcraParams;
+import dev.sluice.limiter.quota.CalendarWindow;
+
+/**
+ * What the limiter script needs to know about one plan, computed once per plan: the per-policy
+ * arguments and the per-policy suffix of the Redis key.
+ *
+ * <p><b>Keys.</b> {@code <prefix>{<key>}:<descriptor>:<policy name>}. The braces are a Redis Cluster
+ * hash tag, so every policy of one API key lives in one slot and one script can touch them all; the
+ * API key is escaped ({@code % { }} as {@code %25 %7B %7D}) so the tag is exactly the key and never
+ * empty. The descriptor ({@code b20/2r}: burst 20 per 2 s of requests; {@code d10000r}: daily;
+ * {@code m31:3r}: monthly on day 31) makes the state of a changed policy a fresh key, as the
+ * in-memory store starts a changed policy afresh; it contains no {@code :}, so the name after it may
+ * contain anything and the key still decodes one way.
+ *
+ * <p><b>Lua's doubles.</b> The script computes in doubles, exact for integers below 2^53. A burst
+ * policy's capacity in ticks ({@code w · 10^6 · ticksPerMicro}) must therefore stay at or below
+ * {@value #MAX_CAPACITY_TICKS} (2^51: backlog plus a cost stays below 2^52). That admits every rate
+ * whose tick scale is 1 (any {@code q} dividing {@code w · 10^6}) up to the longest window, and any
+ * odd rate for windows up to 25 days; beyond that the plan is refused with an
+ * {@link IllegalArgumentException} naming the policy.
+ */
+final class PlanLayout {
+
+    /** The largest burst capacity in ticks the script computes exactly: 2^51. */
+    static final long MAX_CAPACITY_TICKS = 1L << 51;
+
+    private final Plan plan;
+    private final String[] suffixes;
+    /** Four fixed arguments per policy (kind, p1, p2, p3); the cost follows per request. */
+    private final String[] fixedArgs;
+
+    private PlanLayout(Plan plan) {
+        this.plan = plan;
+        int n = plan.size();
+        suffixes = new String[n];
+        fixedArgs = new String[4 * n];
+        for (int i = 0; i < n; i++) {
+            Policy p = plan.policy(i);
+            char unit = switch (p.unit()) {
+                case REQUESTS -> 'r';
+                case CONTENT_BYTES -> 'c';
+                case CONCURRENT_REQUESTS -> throw new IllegalArgumentException("unreachable: " + p);
+            };
+            switch (p) {
+                case BurstPolicy b -> {
+                    GcraParams g = plan.gcraParams(i);
+                    if (g.capacityTicks() > MAX_CAPACITY_TICKS) {
+                        throw new IllegalArgumentException("policy " + b.name() + " (q=" + b.quota() + ", w="
+                                + b.windowSeconds() + "): its capacity of " + g.capacityTicks()
+                                + " ticks exceeds the Redis store's exact range of 2^51; use a q dividing w·10^6"
+                                + " or a shorter w (plan " + plan.name() + ")");
+                    }
+                    suffixes[i] = "b" + b.quota() + "/" + b.windowSeconds() + unit + ":" + b.name();
+                    fixedArgs[4 * i] = "B";
+                    fixedArgs[4 * i + 1] = Long.toString(g.ticksPerMicro());
+                    fixedArgs[4 * i + 2] = Long.toString(g.emissionTicks());
+                    fixedArgs[4 * i + 3] = Long.toString(g.capacityTicks());
+                }
+                case QuotaPolicy q -> {
+                    int anchor = anchorOf(q.window());
+                    suffixes[i] = (anchor == 0 ? "d" : "m" + anchor + ":") + q.quota() + unit + ":" + q.name();
+                    fixedArgs[4 * i] = "Q";
+                    fixedArgs[4 * i + 1] = Long.toString(q.quota());
+                    fixedArgs[4 * i + 2] = Integer.toString(anchor);
+                    fixedArgs[4 * i + 3] = "0";
+                }
+            }
+        }
+    }
+
+    /**
+     * The layout of {@code plan}.
+     *
+     * @throws IllegalArgumentException naming the policy when a burst policy is beyond the script's
+     *     exact range (see the class comment)
+     */
+    static PlanLayout of(Plan plan) {
+        return new PlanLayout(plan);
+    }
+
+    Plan plan() {
+        return plan;
+    }
+
+    int size() {
+        return suffixes.length;
+    }
+
+    private static int anchorOf(CalendarWindow window) {
+        return switch (window) {
+            case CalendarWindow.Daily d -> 0;
+            case CalendarWindow.Monthly m -> m.anchorDay();
+        };
+    }
+
+    /** The Redis keys of {@code key}'s policies, in plan order. */
+    String[] keys(String prefix, String key) {
+        String tagged = prefix + "{" + escape(key) + "}:";
+        String[] keys = new String[suffixes.length];
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = tagged + suffixes[i];
+        }
+        return keys;
+    }
+
+    /** The script arguments of a decision ({@code op} D) or usage read ({@code op} U). */
+    String[] args(String op, String nowMicros, String minTtlMillis, Costs costs) {
+        int n = suffixes.length;
+        String[] args = new String[3 + 5 * n];
+        args[0] = op;
+        args[1] = nowMicros;
+        args[2] = minTtlMillis;
+        for (int i = 0; i < n; i++) {
+            int at = 3 + 5 * i;
+            System.arraycopy(fixedArgs, 4 * i, args, at, 4);
+            args[at + 4] = costs == null ? "0" : Long.toString(costs.costFor(plan.policy(i)));
+        }
+        return args;
+    }
+
+    /** The script arguments that refund {@code charge}: each quota policy names the window it charged. */
+    String[] refundArgs(String nowMicros, String minTtlMillis, Allowed charge) {
+        String[] args = args("R", nowMicros, minTtlMillis, charge.costs());
+        for (int i = 0; i < suffixes.length; i++) {
+            if (plan.policy(i) instanceof QuotaPolicy q) {
+                long chargedEnd = charge.states().get(i).resetAtEpochSecond();
+                args[3 + 5 * i + 3] = Long.toString(q.window().windowIdAt(chargedEnd - 1));
+            }
+        }
+        return args;
+    }
+
+    /** {@code key} with {@code % { }} escaped, so the hash tag is exactly the key (and never empty). */
+    static String escape(String key) {
+        boolean plain = !key.isEmpty();
+        for (int i = 0; i < key.length() && plain; i++) {
+            char c = key.charAt(i);
+            plain = c != '%' && c != '{' && c != '}';
+        }
+        if (plain) {
+            return key;
+        }
+        if (key.isEmpty()) {
+            return "%"; // an empty tag would hash the whole key name: give the empty key a tag of its own
+        }
+        StringBuilder sb = new StringBuilder(key.length() + 8);
+        for (int i = 0; i < key.length(); i++) {
+            char c = key.charAt(i);
+            switch (c) {
+                case '%' -> sb.append("%25");
+                case '{' -> sb.append("%7B");
+                case '}' -> sb.append("%7D");
+                default -> sb.append(c);
+            }
+        }
+        return sb.toString();
+    }
+}

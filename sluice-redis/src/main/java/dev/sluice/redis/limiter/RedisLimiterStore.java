@@ -1,0 +1,537 @@
+package dev.sluice.redis.limiter;
+
+import dev.sluice.limiter.Allowed;
+import dev.sluice.limiter.CostExceedsBurst;
+import dev.sluice.limiter.Costs;
+import dev.sluice.limiter.Decision;
+import dev.sluice.limiter.Denied;
+import dev.sluice.limiter.Plan;
+import dev.sluice.limiter.Policy;
+import dev.sluice.limiter.PolicyState;
+import dev.sluice.limiter.Unavailable;
+import dev.sluice.limiter.spi.LimiterStore;
+import dev.sluice.redis.RedisEndpoint;
+import dev.sluice.redis.RedisEndpointConfig;
+import dev.sluice.redis.RedisUnavailableException;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A {@link LimiterStore} whose state lives in Redis, so N edge replicas enforce one global limit
+ * (SPEC §3.14; R17).
+ *
+ * <p><b>One round trip per decision.</b> Every policy of the key's plan is decided by one server-side
+ * Lua script ({@code limiter.lua}), atomically: all policies admit and all are charged, or none is
+ * (SPEC §3.3). The script mirrors {@link dev.sluice.limiter.gcra.Gcra} and
+ * {@link dev.sluice.limiter.quota.QuotaCounter} in integer microseconds (ticks) only, so it decides
+ * exactly as the in-memory store does; the {@code r}, {@code t} and Retry-After reported are then
+ * computed from its reply by the limiter's own Java functions. Its clock is the server's {@code TIME}:
+ * one clock for all replicas ({@link RedisLimiterConfig#scriptTime()} substitutes a test clock). It is
+ * sent by {@code EVALSHA} and reloaded transparently on {@code NOSCRIPT}.
+ *
+ * <p><b>Keys.</b> One string per key and policy, {@code <prefix>{<key>}:<policy>}: the hash tag puts
+ * a key's policies in one Redis Cluster slot. Every write sets an expiry no shorter than the time for
+ * that state to be full again (and at least {@code minKeyTtl}); a full state is deleted, since an
+ * absent key reads as full; a denial or usage read that finds a key without expiry gives it one (R16).
+ *
+ * <p><b>Hot keys.</b> A key Redis just refused is answered from a short local deny cache, bounded by
+ * the Retry-After and {@code denyCacheMaxAge}, without a round trip.
+ *
+ * <p><b>Failures.</b> Each call waits at most {@code decisionTimeout} (default 50 ms). A timeout or a
+ * connection failure answers by the {@link FailureMode}: a local limiter at {@code q/N} (default) or
+ * {@link Unavailable}; the shared {@link RedisEndpoint} marks Redis down after a few consecutive
+ * failures, sends nothing until a probe answers, and comes back by itself. A decision that timed out
+ * but was applied by Redis later is refunded there, so a slow Redis does not charge twice. Fallbacks
+ * are counted ({@link #stats()}) and logged at most once per 10 s.
+ *
+ * <p><b>Threads.</b> {@link #decideAsync} never blocks: it completes on Lettuce's I/O thread (a
+ * reply), the endpoint's timer thread (a timeout) or the caller's thread (an answer without Redis).
+ * {@link #decide} waits for it, at most about the decision timeout; never call it on an event loop.
+ *
+ * <p>Thread-safe.
+ */
+public final class RedisLimiterStore implements LimiterStore {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RedisLimiterStore.class);
+    private static final long LOG_EVERY_NANOS = 10_000_000_000L;
+
+    private final RedisEndpoint endpoint;
+    private final boolean ownsEndpoint;
+    private final RedisLimiterConfig config;
+    private final LimiterScript script;
+    private final String minTtlMillis;
+    private final long timeoutNanos;
+    private final ConcurrentHashMap<Plan, PlanLayout> layouts = new ConcurrentHashMap<>();
+    private final DenyCache denyCache;
+    private final LocalFallback fallback;
+    private final LongAdder redisDecisions = new LongAdder();
+    private final LongAdder denyCacheHits = new LongAdder();
+    private final LongAdder fallbackDecisions = new LongAdder();
+    private final LongAdder unavailableDecisions = new LongAdder();
+    private final LongAdder timeouts = new LongAdder();
+    private final LongAdder errors = new LongAdder();
+    private final LongAdder lateRefunds = new LongAdder();
+    private final LongAdder droppedRefunds = new LongAdder();
+    private final AtomicLong lastLogNanos;
+    private final AtomicLong unloggedFallbacks = new AtomicLong();
+    private volatile boolean closed;
+
+    /**
+     * A store over {@code endpoint}, which the caller shares with other stores and closes itself.
+     *
+     * @throws NullPointerException if an argument is {@code null}
+     */
+    public RedisLimiterStore(RedisEndpoint endpoint, RedisLimiterConfig config) {
+        this(endpoint, false, config, LimiterScript.standard(), true);
+    }
+
+    /** {@code preload}: load the script as soon as Redis is up (tests of the NOSCRIPT path pass false). */
+    RedisLimiterStore(RedisEndpoint endpoint, boolean ownsEndpoint, RedisLimiterConfig config, LimiterScript script,
+            boolean preload) {
+        this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
+        this.ownsEndpoint = ownsEndpoint;
+        this.config = Objects.requireNonNull(config, "config");
+        this.script = script;
+        this.minTtlMillis = Long.toString(config.minKeyTtl().toMillis());
+        this.timeoutNanos = config.decisionTimeout().toNanos();
+        this.denyCache = config.denyCacheMaxAge().isZero()
+                ? null
+                : new DenyCache(config.localTime(), config.denyCacheMaxAge().toNanos(), config.denyCacheMaxEntries());
+        this.fallback = new LocalFallback(config.localTime(), config.replicaCount(), config.unavailableRetryAfter());
+        this.lastLogNanos = new AtomicLong(config.localTime().nanoTime() - LOG_EVERY_NANOS);
+        this.preloaded = !preload ? CompletableFuture.completedFuture(null)
+                : endpoint.whenUp().toCompletableFuture().thenCompose(up -> {
+                    RedisClusterAsyncCommands<String, String> commands = endpoint.commandsAnyway();
+                    return commands == null ? CompletableFuture.completedFuture(null) : script.preload(commands);
+                });
+    }
+
+    private final CompletableFuture<?> preloaded;
+
+    /**
+     * A store with its own {@link RedisEndpoint} at {@code uri} (closed with the store): the edge's
+     * {@code store: redis://...} setting. Waits for the first connection and the script's load at most
+     * the endpoint's connect timeout (1 s), then returns either way: a Redis that is down at start is answered for by
+     * the failure mode until the probe connects.
+     *
+     * @throws IllegalArgumentException if the URI cannot be parsed
+     */
+    public static RedisLimiterStore open(String uri, RedisLimiterConfig config) {
+        return open(RedisEndpointConfig.of(uri), config);
+    }
+
+    /** {@link #open(String, RedisLimiterConfig)} with endpoint settings of its own. */
+    public static RedisLimiterStore open(RedisEndpointConfig endpointConfig, RedisLimiterConfig config) {
+        RedisEndpoint endpoint = RedisEndpoint.connect(endpointConfig);
+        RedisLimiterStore store = new RedisLimiterStore(endpoint, true, config, LimiterScript.standard(), true);
+        try {
+            store.preloaded.get(endpointConfig.connectTimeout().toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException | java.util.concurrent.ExecutionException e) {
+            // not up yet: the failure mode answers until the probe connects (NOSCRIPT loads it then)
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return store;
+    }
+
+    /** The configuration. */
+    public RedisLimiterConfig config() {
+        return config;
+    }
+
+    /** The endpoint this store talks through (its health and counters). */
+    public RedisEndpoint endpoint() {
+        return endpoint;
+    }
+
+    /**
+     * Whether {@code decision} was made by the local fallback at {@code q/N} rather than by Redis: its
+     * {@link Decision#plan()} is then the degraded plan (the edge may log it, or answer 503 on a route
+     * that must fail closed).
+     */
+    public boolean isFallback(Decision decision) {
+        return fallback.isDegraded(decision.plan());
+    }
+
+    /**
+     * Checks that every policy of {@code plan} is within the script's exact range (see
+     * {@link PlanLayout}): call it when configuration is loaded, so a bad plan fails at start.
+     *
+     * @throws IllegalArgumentException naming the policy
+     */
+    public void validate(Plan plan) {
+        layout(plan);
+    }
+
+    // ---------------------------------------------------------------------------------- decide
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Blocks at most about {@code decisionTimeout}; see the class comment.
+     *
+     * @throws IllegalArgumentException if a burst policy of {@code plan} is outside the script's exact
+     *     range ({@link #validate})
+     */
+    @Override
+    public Decision decide(String key, Plan plan, Costs costs) {
+        return decideAsync(key, plan, costs).toCompletableFuture().join();
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * @throws IllegalArgumentException if a burst policy of {@code plan} is outside the script's exact
+     *     range ({@link #validate})
+     * @throws IllegalStateException if the store is closed
+     */
+    @Override
+    public CompletionStage<Decision> decideAsync(String key, Plan plan, Costs costs) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(plan, "plan");
+        Objects.requireNonNull(costs, "costs");
+        requireOpen();
+        int over = plan.indexOfCostExceedingQuota(costs);
+        if (over >= 0) {
+            Policy p = plan.policy(over);
+            return CompletableFuture.completedFuture(new CostExceedsBurst(plan, p, costs.costFor(p)));
+        }
+        PlanLayout layout = layout(plan);
+        if (denyCache != null) {
+            Denied cached = denyCache.answer(key, plan, costs);
+            if (cached != null) {
+                denyCacheHits.increment();
+                return CompletableFuture.completedFuture(cached);
+            }
+        }
+        String[] keys = layout.keys(config.keyPrefix(), key);
+        String[] args = layout.args("D", nowArg(), minTtlMillis, costs);
+        return call(keys, args, false,
+                reply -> onDecision(key, plan, costs, reply),
+                late -> {
+                    // answered locally after a timeout, yet Redis charged it: give that charge back
+                    if (late.admitted()) {
+                        lateRefunds.increment();
+                        Allowed charge = (Allowed) ScriptStates.decision(plan, costs, true, late.nowMicros(), late.values());
+                        refundOnRedis(key, layout, charge, true);
+                    }
+                },
+                cause -> fallbackDecision(key, plan, costs, cause));
+    }
+
+    private Decision onDecision(String key, Plan plan, Costs costs, Reply reply) {
+        redisDecisions.increment();
+        Decision d = ScriptStates.decision(plan, costs, reply.admitted(), reply.nowMicros(), reply.values());
+        if (denyCache != null) {
+            if (d instanceof Denied denied) {
+                denyCache.remember(key, plan, denied, reply.values(), reply.nowMicros());
+            } else {
+                denyCache.forget(key);
+            }
+        }
+        return d;
+    }
+
+    private Decision fallbackDecision(String key, Plan plan, Costs costs, String cause) {
+        if (config.failureMode() == FailureMode.FAIL_CLOSED) {
+            unavailableDecisions.increment();
+            logFallback(cause);
+            return new Unavailable(plan, config.unavailableRetryAfter(), cause);
+        }
+        Decision d = fallback.decide(key, plan, costs, cause);
+        if (d instanceof Unavailable) {
+            unavailableDecisions.increment();
+        } else {
+            fallbackDecisions.increment();
+        }
+        logFallback(cause);
+        return d;
+    }
+
+    // ----------------------------------------------------------------------------------- usage
+
+    /**
+     * {@inheritDoc}
+     *
+     * @throws RedisUnavailableException when Redis does not answer in time and the store fails closed
+     *     (fail-open: the local share's standing is returned)
+     */
+    @Override
+    public List<PolicyState> usage(String key, Plan plan) {
+        try {
+            return usageAsync(key, plan).toCompletableFuture().join();
+        } catch (java.util.concurrent.CompletionException e) {
+            if (e.getCause() instanceof RedisUnavailableException u) {
+                throw u;
+            }
+            throw e;
+        }
+    }
+
+    /** {@inheritDoc} Completes exceptionally with {@link RedisUnavailableException} as {@link #usage} throws it. */
+    @Override
+    public CompletionStage<List<PolicyState>> usageAsync(String key, Plan plan) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(plan, "plan");
+        requireOpen();
+        if (fallback.isDegraded(plan)) {
+            return CompletableFuture.completedFuture(fallback.usage(key, plan));
+        }
+        PlanLayout layout = layout(plan);
+        String[] keys = layout.keys(config.keyPrefix(), key);
+        String[] args = layout.args("U", nowArg(), minTtlMillis, null);
+        return call(keys, args, false,
+                reply -> ScriptStates.states(plan, reply.values(), ScriptStates.instantOfMicros(reply.nowMicros())),
+                late -> {},
+                cause -> {
+                    if (config.failureMode() == FailureMode.FAIL_CLOSED) {
+                        throw new RedisUnavailableException("usage of " + plan.name() + ": " + cause, null);
+                    }
+                    return fallback.usage(key, plan);
+                });
+    }
+
+    // ---------------------------------------------------------------------------------- refund
+
+    @Override
+    public void refund(String key, Allowed charge) {
+        refundAsync(key, charge).toCompletableFuture().join();
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>A charge made by the local fallback is refunded locally. A refund Redis does not confirm within
+     * the timeout is dropped and counted, not retried: a retried refund could give back twice. Never
+     * completes exceptionally.
+     */
+    @Override
+    public CompletionStage<Void> refundAsync(String key, Allowed charge) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(charge, "charge");
+        requireOpen();
+        if (denyCache != null) {
+            denyCache.forget(key); // the refund may make it admissible: ask Redis next time
+        }
+        if (fallback.isDegraded(charge.plan())) {
+            fallback.refund(key, charge);
+            return CompletableFuture.completedFuture(null);
+        }
+        return refundOnRedis(key, layout(charge.plan()), charge, false);
+    }
+
+    /** {@code evenIfDown}: a late reply just proved Redis answers, though the probe has not said so yet. */
+    private CompletionStage<Void> refundOnRedis(String key, PlanLayout layout, Allowed charge, boolean evenIfDown) {
+        String[] keys = layout.keys(config.keyPrefix(), key);
+        String[] args = layout.refundArgs(nowArg(), minTtlMillis, charge);
+        return call(keys, args, evenIfDown, reply -> (Void) null, late -> {}, cause -> {
+            droppedRefunds.increment();
+            logFallback("refund dropped: " + cause);
+            return null;
+        });
+    }
+
+    // ------------------------------------------------------------------------------ the call
+
+    /** The script's reply: admitted, the server time it used, two values per policy. */
+    record Reply(boolean admitted, long nowMicros, long[] values) {
+        static Reply of(List<Object> raw) {
+            long[] values = new long[raw.size() - 2];
+            for (int i = 0; i < values.length; i++) {
+                values[i] = (Long) raw.get(i + 2);
+            }
+            return new Reply((Long) raw.get(0) == 1L, (Long) raw.get(1), values);
+        }
+    }
+
+    /**
+     * Runs the script with a bounded wait. Exactly one of {@code onReply} and {@code onFailure} answers;
+     * a reply that arrives after {@code onFailure} answered goes to {@code onLateReply}.
+     */
+    private <T> CompletionStage<T> call(String[] keys, String[] args, boolean evenIfDown, Function<Reply, T> onReply,
+            java.util.function.Consumer<Reply> onLateReply, Function<String, T> onFailure) {
+        RedisClusterAsyncCommands<String, String> commands =
+                evenIfDown ? endpoint.commandsAnyway() : endpoint.commandsIfUp();
+        if (commands == null) {
+            return answerWithout(onFailure, "redis down");
+        }
+        CompletableFuture<T> result = new CompletableFuture<>();
+        AtomicBoolean answered = new AtomicBoolean();
+        CompletableFuture<List<Object>> sent;
+        try {
+            sent = script.run(commands, keys, args);
+        } catch (RuntimeException e) {
+            endpoint.recordFailure(e);
+            errors.increment();
+            return answerWithout(onFailure, "redis: " + describe(e));
+        }
+        ScheduledFuture<?> timer;
+        try {
+            timer = endpoint.timer().schedule(() -> {
+                if (answered.compareAndSet(false, true)) {
+                    timeouts.increment();
+                    endpoint.recordFailure(new TimeoutException("no reply in " + config.decisionTimeout().toMillis() + " ms"));
+                    complete(result, () -> onFailure.apply("redis: no reply in " + config.decisionTimeout().toMillis() + " ms"));
+                }
+            }, timeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            timer = null; // closing: the reply or its failure still answers
+        }
+        ScheduledFuture<?> timerRef = timer;
+        sent.whenComplete((raw, e) -> {
+            if (timerRef != null) {
+                timerRef.cancel(false);
+            }
+            if (e == null) {
+                endpoint.recordSuccess();
+                Reply reply;
+                try {
+                    reply = Reply.of(raw);
+                } catch (RuntimeException bad) {
+                    failed(answered, result, onFailure, bad);
+                    return;
+                }
+                if (!answered.get()) {
+                    T value;
+                    try {
+                        value = onReply.apply(reply);
+                    } catch (RuntimeException bad) {
+                        failed(answered, result, onFailure, bad); // a reply we cannot read: answer as without Redis
+                        return;
+                    }
+                    if (answered.compareAndSet(false, true)) {
+                        result.complete(value);
+                        return;
+                    }
+                }
+                try {
+                    onLateReply.accept(reply);
+                } catch (RuntimeException bad) {
+                    LOG.warn("redis limiter: a late reply could not be handled: {}", describe(bad));
+                }
+                return;
+            }
+            Throwable cause = LimiterScript.unwrap(e);
+            if (isAvailabilityFailure(cause)) {
+                endpoint.recordFailure(cause);
+            }
+            failed(answered, result, onFailure, cause);
+        });
+        return result;
+    }
+
+    private <T> void failed(AtomicBoolean answered, CompletableFuture<T> result, Function<String, T> onFailure,
+            Throwable cause) {
+        if (answered.compareAndSet(false, true)) {
+            errors.increment();
+            if (!isAvailabilityFailure(cause)) {
+                LOG.error("redis limiter script failed (answering locally): {}", describe(cause), cause);
+            }
+            complete(result, () -> onFailure.apply("redis: " + describe(cause)));
+        }
+    }
+
+    private static <T> CompletionStage<T> answerWithout(Function<String, T> onFailure, String cause) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        complete(result, () -> onFailure.apply(cause));
+        return result;
+    }
+
+    private static <T> void complete(CompletableFuture<T> result, Supplier<T> answer) {
+        try {
+            result.complete(answer.get());
+        } catch (RuntimeException e) {
+            result.completeExceptionally(e);
+        }
+    }
+
+    /** Timeouts, refused or dropped connections, and the replies of a server that cannot serve now. */
+    private static boolean isAvailabilityFailure(Throwable cause) {
+        if (cause instanceof RedisCommandExecutionException ex) {
+            String m = ex.getMessage() == null ? "" : ex.getMessage();
+            return m.startsWith("BUSY") || m.startsWith("LOADING") || m.startsWith("MASTERDOWN")
+                    || m.startsWith("TRYAGAIN") || m.startsWith("CLUSTERDOWN") || m.startsWith("READONLY");
+        }
+        return !(cause instanceof IllegalStateException || cause instanceof ClassCastException
+                || cause instanceof IndexOutOfBoundsException);
+    }
+
+    private static String describe(Throwable e) {
+        return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+    }
+
+    // --------------------------------------------------------------------------------- helpers
+
+    private String nowArg() {
+        if (config.scriptTime() == null) {
+            return "";
+        }
+        Instant now = config.scriptTime().now();
+        return Long.toString(Math.addExact(Math.multiplyExact(now.getEpochSecond(), 1_000_000L), now.getNano() / 1_000));
+    }
+
+    private PlanLayout layout(Plan plan) {
+        PlanLayout l = layouts.get(plan);
+        if (l == null) {
+            if (layouts.size() > 4_096) {
+                layouts.clear(); // plans come from configuration; this only guards against a caller minting plans
+            }
+            l = layouts.computeIfAbsent(plan, PlanLayout::of);
+        }
+        return l;
+    }
+
+    private void requireOpen() {
+        if (closed) {
+            throw new IllegalStateException("RedisLimiterStore is closed");
+        }
+    }
+
+    private void logFallback(String cause) {
+        unloggedFallbacks.incrementAndGet();
+        long now = config.localTime().nanoTime();
+        long last = lastLogNanos.get();
+        if (now - last >= LOG_EVERY_NANOS && lastLogNanos.compareAndSet(last, now)) {
+            long count = unloggedFallbacks.getAndSet(0);
+            LOG.warn("redis limiter answered {} request(s) without redis since the last such line ({}; latest cause: {})",
+                    count,
+                    config.failureMode() == FailureMode.FAIL_CLOSED
+                            ? "fail-closed: 503"
+                            : "fail-open-degraded: local q/" + config.replicaCount(),
+                    cause);
+        }
+    }
+
+    /** Counters since the store was made. */
+    public RedisLimiterStats stats() {
+        return new RedisLimiterStats(redisDecisions.sum(), denyCacheHits.sum(), fallbackDecisions.sum(),
+                unavailableDecisions.sum(), timeouts.sum(), errors.sum(), lateRefunds.sum(), droppedRefunds.sum(),
+                script.loads());
+    }
+
+    /** Closes the endpoint if the store opened it ({@link #open}); a shared endpoint stays open. */
+    @Override
+    public void close() {
+        closed = true;
+        if (ownsEndpoint) {
+            endpoint.close();
+        }
+    }
+}

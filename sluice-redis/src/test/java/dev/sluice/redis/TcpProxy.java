@@ -1,0 +1,135 @@
+package dev.sluice.redis;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * A loopback TCP forwarder in front of the test Redis, so a test can take "Redis" away and bring it
+ * back without touching the shared server: {@link #stop()} closes every connection and the listening
+ * socket (clients see a refused connection, as with a stopped Redis); {@link #start()} listens on the
+ * same port again.
+ */
+public final class TcpProxy implements AutoCloseable {
+
+    private final int targetPort;
+    private final int port;
+    private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+    private volatile ServerSocket server;
+
+    public TcpProxy(int targetPort) throws IOException {
+        this.targetPort = targetPort;
+        ServerSocket s = listenOnAFreeFixedPort();
+        this.port = s.getLocalPort();
+        accept(s);
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public String uri() {
+        return "redis://127.0.0.1:" + port;
+    }
+
+    /** Closes every forwarded connection and stops listening: connections are refused. */
+    public synchronized void stop() throws IOException {
+        ServerSocket s = server;
+        server = null;
+        if (s != null) {
+            s.close();
+        }
+        for (Socket socket : sockets) {
+            socket.close();
+        }
+        sockets.clear();
+    }
+
+    /** Listens again on the same port. */
+    public synchronized void start() throws IOException {
+        if (server == null) {
+            accept(listen(port));
+        }
+    }
+
+    /**
+     * A port below the kernel's ephemeral range (32768-60999 on Linux): while the proxy is stopped,
+     * a client reconnecting to an ephemeral-range port can be given that same port as its own
+     * source port and connect to itself (TCP simultaneous open), and then the proxy cannot listen
+     * there again ("Address already in use").
+     */
+    private static ServerSocket listenOnAFreeFixedPort() throws IOException {
+        IOException last = null;
+        for (int attempt = 0; attempt < 50; attempt++) {
+            int candidate = 20_000 + java.util.concurrent.ThreadLocalRandom.current().nextInt(12_000);
+            try {
+                return listen(candidate);
+            } catch (IOException e) {
+                last = e;
+            }
+        }
+        throw last;
+    }
+
+    private static ServerSocket listen(int port) throws IOException {
+        ServerSocket s = new ServerSocket();
+        s.setReuseAddress(true);
+        s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+        return s;
+    }
+
+    private void accept(ServerSocket s) {
+        server = s;
+        Thread t = new Thread(() -> {
+            while (!s.isClosed()) {
+                try {
+                    Socket client = s.accept();
+                    Socket upstream = new Socket(InetAddress.getLoopbackAddress(), targetPort);
+                    sockets.add(client);
+                    sockets.add(upstream);
+                    pump(client, upstream);
+                    pump(upstream, client);
+                } catch (IOException e) {
+                    return; // closed by stop()
+                }
+            }
+        }, "tcp-proxy-accept");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private void pump(Socket from, Socket to) {
+        Thread t = new Thread(() -> {
+            byte[] buf = new byte[16 * 1024];
+            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+                int n;
+                while ((n = in.read(buf)) >= 0) {
+                    out.write(buf, 0, n);
+                    out.flush();
+                }
+            } catch (IOException e) {
+                // one side closed
+            } finally {
+                try {
+                    from.close();
+                    to.close();
+                } catch (IOException ignored) {
+                    // already closed
+                }
+            }
+        }, "tcp-proxy-pump");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    @Override
+    public void close() throws IOException {
+        stop();
+    }
+}

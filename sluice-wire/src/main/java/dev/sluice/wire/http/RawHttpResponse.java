@@ -1,0 +1,155 @@
+package dev.sluice.wire.http;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+
+/**
+ * Reads a response as it was captured from the wire or pasted from a bug report: a status line,
+ * header field lines, an empty line and an optional body (RFC 9112 §2.1). Used by
+ * {@code sluice explain} and by tests that replay captures.
+ *
+ * <p>Lenient where captures are sloppy: line ends may be CRLF or bare LF; the protocol may be
+ * {@code HTTP/1.0}, {@code HTTP/1.1}, {@code HTTP/2} or {@code HTTP/3}; the reason phrase may be
+ * missing; obsolete line folding (RFC 9112 §5.2) is joined with one space; a chunked body is
+ * de-chunked. Strict where guessing would mislead: no status line, a status outside 100..599, or a
+ * field line without a colon is a {@link MalformedResponseException} naming the line.
+ *
+ * <p>Thread-safe (stateless).
+ */
+public final class RawHttpResponse {
+
+    private RawHttpResponse() {
+    }
+
+    /**
+     * Parses {@code raw} (the body is decoded as UTF-8).
+     *
+     * @throws MalformedResponseException when the text is not an HTTP response; the message names
+     *     the line
+     */
+    public static ResponseView parse(byte[] raw) {
+        String text = new String(raw, StandardCharsets.UTF_8);
+        int headEnd = text.indexOf("\r\n\r\n");
+        int bodyStart = headEnd < 0 ? -1 : headEnd + 4;
+        int lfEnd = text.indexOf("\n\n");
+        if (lfEnd >= 0 && (headEnd < 0 || lfEnd < headEnd)) {
+            headEnd = lfEnd;
+            bodyStart = lfEnd + 2;
+        }
+        String head = headEnd < 0 ? text : text.substring(0, headEnd);
+        String[] lines = head.split("\r?\n", -1);
+        int first = 0;
+        while (first < lines.length && lines[first].isBlank()) {
+            first++; // tolerate blank lines before the status line (RFC 9112 §2.2)
+        }
+        if (first == lines.length) {
+            throw new MalformedResponseException("line 1: empty input, expected a status line like \"HTTP/1.1 429 Too Many Requests\"");
+        }
+        int status = statusCode(lines[first], first + 1);
+
+        HttpFields.Builder fields = HttpFields.builder();
+        String name = null;
+        StringBuilder value = null;
+        for (int i = first + 1; i < lines.length; i++) {
+            String line = lines[i];
+            if (line.isEmpty()) {
+                continue;
+            }
+            if ((line.charAt(0) == ' ' || line.charAt(0) == '\t') && name != null) {
+                value.append(' ').append(line.strip()); // obs-fold
+                continue;
+            }
+            int colon = line.indexOf(':');
+            if (colon <= 0) {
+                throw new MalformedResponseException("line " + (i + 1) + ": expected \"Name: value\", found \"" + abbreviate(line) + "\"");
+            }
+            if (name != null) {
+                fields.add(name, value.toString());
+            }
+            name = line.substring(0, colon).strip();
+            value = new StringBuilder(line.substring(colon + 1).strip());
+        }
+        if (name != null) {
+            fields.add(name, value.toString());
+        }
+        HttpFields headers = fields.build();
+
+        String body = null;
+        if (bodyStart >= 0 && bodyStart < text.length()) {
+            byte[] bodyBytes = text.substring(bodyStart).getBytes(StandardCharsets.UTF_8);
+            boolean chunked = headers.combined("Transfer-Encoding")
+                    .map(v -> v.toLowerCase(Locale.ROOT).contains("chunked"))
+                    .orElse(false);
+            body = new String(chunked ? dechunk(bodyBytes) : bodyBytes, StandardCharsets.UTF_8);
+            if (body.isBlank()) {
+                body = null;
+            }
+        }
+        return new ResponseView(status, headers, body);
+    }
+
+    private static int statusCode(String statusLine, int lineNo) {
+        String[] parts = statusLine.strip().split(" +", 3);
+        if (parts.length < 2 || !parts[0].startsWith("HTTP/")) {
+            throw new MalformedResponseException("line " + lineNo + ": expected a status line like \"HTTP/1.1 429 Too Many Requests\", found \""
+                    + abbreviate(statusLine) + "\"");
+        }
+        String code = parts[1];
+        if (code.length() != 3 || !code.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            throw new MalformedResponseException("line " + lineNo + ": status code must be three digits, found \"" + abbreviate(code) + "\"");
+        }
+        int status = Integer.parseInt(code);
+        if (status < 100 || status > 599) {
+            throw new MalformedResponseException("line " + lineNo + ": status code must be 100..599, found " + status);
+        }
+        return status;
+    }
+
+    /** Decodes a chunked body (RFC 9112 §7.1); stops quietly at a truncated chunk. */
+    private static byte[] dechunk(byte[] body) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(body.length);
+        int pos = 0;
+        while (pos < body.length) {
+            int lineEnd = indexOf(body, (byte) '\n', pos);
+            if (lineEnd < 0) {
+                break;
+            }
+            String sizeLine = new String(body, pos, lineEnd - pos, StandardCharsets.US_ASCII).strip();
+            int semicolon = sizeLine.indexOf(';');
+            if (semicolon >= 0) {
+                sizeLine = sizeLine.substring(0, semicolon); // chunk extensions
+            }
+            int size;
+            try {
+                size = Integer.parseInt(sizeLine.strip(), 16);
+            } catch (NumberFormatException e) {
+                return body; // not chunked after all: keep the text as it is
+            }
+            pos = lineEnd + 1;
+            if (size <= 0) {
+                break;
+            }
+            int take = Math.min(size, body.length - pos);
+            out.write(body, pos, take);
+            pos += take;
+            while (pos < body.length && (body[pos] == '\r' || body[pos] == '\n')) {
+                pos++;
+            }
+        }
+        return out.toByteArray();
+    }
+
+    private static int indexOf(byte[] bytes, byte b, int from) {
+        for (int i = from; i < bytes.length; i++) {
+            if (bytes[i] == b) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() <= 60 ? s : s.substring(0, 57) + "...";
+    }
+}
