@@ -19,6 +19,8 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -61,6 +63,7 @@ public final class EdgeServer implements AutoCloseable {
     private final EventLoopGroup group;
     private final Channel server;
     private final Channel admin;
+    private final ChannelGroup connections;
     private final UpstreamPool pool;
     private final EdgeDecider decider;
     private final LimiterStore store;
@@ -69,13 +72,15 @@ public final class EdgeServer implements AutoCloseable {
     private volatile ConfigWatcher watcher;
     private final String transport;
     private volatile EdgeConfig config;
+    private EdgeConfig lastReloaded; // guarded by this
 
-    private EdgeServer(EventLoopGroup group, Channel server, Channel admin, UpstreamPool pool, EdgeDecider decider,
-            LimiterStore store, boolean ownsStore, PrometheusMeterRegistry registry, String transport,
-            EdgeConfig config) {
+    private EdgeServer(EventLoopGroup group, Channel server, Channel admin, ChannelGroup connections, UpstreamPool pool,
+            EdgeDecider decider, LimiterStore store, boolean ownsStore, PrometheusMeterRegistry registry,
+            String transport, EdgeConfig config) {
         this.group = group;
         this.server = server;
         this.admin = admin;
+        this.connections = connections;
         this.pool = pool;
         this.decider = decider;
         this.store = store;
@@ -112,6 +117,7 @@ public final class EdgeServer implements AutoCloseable {
             LOG.warn("upstream host {} does not resolve; requests will get 502", config.upstream().host());
         }
         EventLoopGroup group = transports.newGroup(threads, "sluice-edge");
+        ChannelGroup connections = new DefaultChannelGroup("sluice-edge", group.next());
         UpstreamPool pool = null;
         try {
             pool = new UpstreamPool(group, transports, config.upstream(), upstreamAddress, threads);
@@ -122,7 +128,7 @@ public final class EdgeServer implements AutoCloseable {
                     .option(ChannelOption.SO_BACKLOG, 1024)
                     .option(ChannelOption.SO_REUSEADDR, true)
                     .childOption(ChannelOption.TCP_NODELAY, true)
-                    .childHandler(ServerInitializers.edge(context)),
+                    .childHandler(ServerInitializers.edge(context, connections)),
                     config.listen().host(), config.listen().port(), "listen");
             Channel admin = null;
             if (config.admin().isPresent()) {
@@ -130,14 +136,15 @@ public final class EdgeServer implements AutoCloseable {
                 try {
                     admin = bind(new ServerBootstrap().group(group).channel(transports.serverChannel())
                             .option(ChannelOption.SO_REUSEADDR, true)
-                            .childHandler(ServerInitializers.admin(registry)), a.host(), a.port(), "admin");
+                            .childHandler(ServerInitializers.admin(registry, connections)), a.host(), a.port(),
+                            "admin");
                 } catch (RuntimeException e) {
                     server.close().syncUninterruptibly();
                     throw e;
                 }
             }
-            EdgeServer edge = new EdgeServer(group, server, admin, pool, decider, store, ownsStore, registry,
-                    transports.name(), config);
+            EdgeServer edge = new EdgeServer(group, server, admin, connections, pool, decider, store, ownsStore,
+                    registry, transports.name(), config);
             if (options.watchConfig() && config.source().isPresent()) {
                 edge.watcher = ConfigWatcher.start(config.files(), edge::reloadQuietly);
             }
@@ -208,12 +215,14 @@ public final class EdgeServer implements AutoCloseable {
      */
     public synchronized EdgeConfig reload(EdgeConfig next) {
         EdgeConfig running = config;
-        if (!next.listen().equals(running.listen()) || !next.admin().equals(running.admin())
-                || !next.upstream().equals(running.upstream())) {
-            LOG.warn("reload: listen, admin and upstream changes need a restart; keeping {} / {} / {}",
+        EdgeConfig previous = lastReloaded;
+        if (previous != null && (!next.listen().equals(previous.listen()) || !next.admin().equals(previous.admin())
+                || !next.upstream().equals(previous.upstream()))) {
+            LOG.warn("reload: listen, admin and upstream are fixed at start; keeping {} / {} / {} until a restart",
                     running.listen().port(), running.admin().map(AdminConfig::port).orElse(-1),
                     running.upstream().url());
         }
+        lastReloaded = next;
         EdgeConfig applied = next.withListen(running.listen()).withAdmin(running.admin())
                 .withUpstream(running.upstream());
         decider.update(new EdgeRules(applied));
@@ -258,6 +267,7 @@ public final class EdgeServer implements AutoCloseable {
         if (admin != null) {
             admin.close().syncUninterruptibly();
         }
+        connections.close().awaitUninterruptibly(2_000);
         pool.close();
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(Duration.ofSeconds(5).toMillis());
         if (ownsStore) {

@@ -4,31 +4,41 @@ import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.EdgeOptions;
 import dev.sluice.edge.EdgeServer;
 import dev.sluice.limiter.config.ConfigException;
+import java.io.PrintWriter;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
- * {@code sluice edge --config FILE}: runs the edge (SPEC §3) until interrupted. The configuration is
- * re-read when its file changes and on {@code SIGHUP}; a broken file is refused with its errors
- * logged and the running configuration kept (SPEC §3.13a).
+ * {@code sluice edge --config FILE}: runs the edge (SPEC §3) until the process is stopped (or the
+ * command's thread interrupted). The configuration is re-read when its file changes and on
+ * {@code SIGHUP}; a broken file is refused with its errors logged and the running configuration kept
+ * (SPEC §3.13a).
  */
 @Command(name = "edge", mixinStandardHelpOptions = true,
-        description = {"Runs the rate-limiting edge in front of one upstream API.",
-                "Reloads the configuration when the file changes or on SIGHUP."})
+        description = {"Runs the rate-limiting edge in front of one upstream API (HTTP/1.1 and h2c on one port).",
+                "Reloads the configuration when the file changes or on SIGHUP; a broken file is refused."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:stopped", "1:could not start (port in use, transport missing)",
+                "2:unreadable or invalid configuration (each problem names file, line and field)"})
 public final class EdgeCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
 
     @Option(names = "--config", required = true, paramLabel = "FILE", description = "the YAML configuration")
     Path config;
 
-    @Option(names = "--port", paramLabel = "PORT", description = "override listen's port")
+    @Option(names = "--port", paramLabel = "PORT", description = "override listen's port (0: any free port)")
     Integer port;
 
-    @Option(names = "--admin-port", paramLabel = "PORT", description = "override admin's port")
+    @Option(names = "--admin-port", paramLabel = "PORT", description = "override admin's port (metrics)")
     Integer adminPort;
 
     @Option(names = "--upstream", paramLabel = "URL", description = "override upstream.url (http://host:port)")
@@ -38,9 +48,11 @@ public final class EdgeCommand implements Callable<Integer> {
     boolean noWatch;
 
     @Override
-    public Integer call() throws InterruptedException {
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
         if (!Files.isReadable(config)) {
-            System.err.println("sluice edge: cannot read " + config);
+            err.println("sluice edge: cannot read " + config);
             return 2;
         }
         EdgeConfig c;
@@ -56,30 +68,38 @@ public final class EdgeCommand implements Callable<Integer> {
                 c = c.withUpstreamUrl(upstream);
             }
         } catch (ConfigException e) {
-            System.err.println("sluice edge: the configuration has errors:");
-            System.err.println(e.getMessage());
+            err.println("sluice edge: " + config + " has errors:");
+            err.println(e.getMessage());
             return 2;
         } catch (IllegalArgumentException e) {
-            System.err.println("sluice edge: " + e.getMessage());
+            err.println("sluice edge: " + e.getMessage());
             return 2;
         }
         EdgeServer edge;
         try {
             edge = EdgeServer.start(c, EdgeOptions.defaults().withWatchConfig(!noWatch));
         } catch (IllegalStateException e) {
-            System.err.println("sluice edge: " + e.getMessage());
+            err.println("sluice edge: " + e.getMessage());
             return 1;
         }
         CountDownLatch stopped = new CountDownLatch(1);
-        Hangup.install(edge::reloadFromSourceLogged);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        Thread hook = new Thread(() -> {
             edge.close();
             stopped.countDown();
-        }, "sluice-edge-shutdown"));
-        System.out.println("sluice edge: listening on " + edge.address() + " (" + edge.transport() + "), metrics on "
-                + (edge.adminPort() < 0 ? "off" : "127.0.0.1:" + edge.adminPort() + "/metrics") + ", upstream "
-                + c.upstream().url());
-        stopped.await();
+        }, "sluice-edge-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        Hangup.install(edge::reloadFromSourceLogged);
+        out.println("sluice edge: listening on " + edge.address() + " (" + edge.transport() + "), metrics on "
+                + (edge.adminPort() < 0 ? "off" : c.admin().orElseThrow().host() + ":" + edge.adminPort() + "/metrics")
+                + ", upstream " + c.upstream().url());
+        out.flush();
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Runtime.getRuntime().removeShutdownHook(hook);
+            edge.close();
+            Thread.currentThread().interrupt();
+        }
         return 0;
     }
 }

@@ -283,8 +283,8 @@ public final class EdgeConfigReader {
         }
         Plan plan = plans.get(name.get());
         if (plan == null) {
-            problems.add(planNode.get(), "unknown plan \"" + name.get() + "\" (plans: "
-                    + String.join(", ", plans.keySet()) + ")");
+            problems.add(planNode.get(), "unknown plan \"" + name.get() + "\" (valid plans: "
+                    + (plans.isEmpty() ? "none" : String.join(", ", plans.keySet())) + ")");
             return EdgeConfig.DEFAULT_ANONYMOUS_PLAN;
         }
         return plan;
@@ -387,6 +387,10 @@ public final class EdgeConfigReader {
         node.rejectUnknownFields(problems, ROUTE);
         int before = problems.list().size();
         String method = node.get("method").flatMap(n -> n.asText(problems)).orElse(Route.ANY_METHOD);
+        String methodProblem = Route.methodProblem(method);
+        if (methodProblem != null) {
+            problems.add(node.get("method").orElse(node), methodProblem);
+        }
         Optional<ConfigNode> pathNode = node.get("path");
         PathPattern path = null;
         if (pathNode.isEmpty()) {
@@ -440,7 +444,20 @@ public final class EdgeConfigReader {
 
     private static long intField(ConfigNode node, String field, long min, long max, long dflt,
             ConfigProblems problems) {
-        return node.get(field).map(n -> n.asLong(problems, min, max)).orElse(OptionalLong.of(dflt)).orElse(dflt);
+        Optional<ConfigNode> n = node.get(field);
+        if (n.isEmpty()) {
+            return dflt;
+        }
+        OptionalLong v = n.get().asLong(problems);
+        if (v.isEmpty()) {
+            return dflt;
+        }
+        if (v.getAsLong() < min || v.getAsLong() > max) {
+            problems.add(n.get(), (max == Long.MAX_VALUE ? "must be >= " + min : "must be in " + min + ".." + max)
+                    + ", was " + v.getAsLong());
+            return dflt;
+        }
+        return v.getAsLong();
     }
 
     private static boolean boolField(ConfigNode node, String field, ConfigProblems problems) {

@@ -1,6 +1,5 @@
 package dev.sluice.edge.decision;
 
-import dev.sluice.edge.response.RateLimitFields;
 import dev.sluice.limiter.Plan;
 import dev.sluice.limiter.config.KeyBinding;
 import java.util.Objects;
@@ -18,12 +17,10 @@ public sealed interface Caller permits Caller.ApiKey, Caller.Anonymous {
      * An authenticated key (SPEC §3.1): every response carries its rate-limit fields (SPEC §2.2).
      *
      * @param binding the key's binding (plan with overrides)
-     * @param fields the pre-serialised fields of its plan
      */
-    record ApiKey(KeyBinding binding, RateLimitFields fields) implements Caller {
+    record ApiKey(KeyBinding binding) implements Caller {
         public ApiKey {
             Objects.requireNonNull(binding, "binding");
-            Objects.requireNonNull(fields, "fields");
         }
 
         @Override

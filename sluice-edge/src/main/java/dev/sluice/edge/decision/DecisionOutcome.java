@@ -15,6 +15,11 @@ public enum DecisionOutcome {
     COST_EXCEEDS_BURST("cost_exceeds_burst"),
     /** Dropped by the shedder (SPEC §3.9): 503 {@code overloaded}, not charged. Reserved for that stage. */
     SHED("shed"),
+    /**
+     * The limiter store could not decide (a shared store past its bounded time, failing closed; SPEC
+     * §3.14): 503 {@code overloaded}, nothing charged.
+     */
+    UNAVAILABLE("unavailable"),
     /** No usable or no known API key: 401. */
     UNAUTHENTICATED("unauthenticated"),
     /** A request the edge cannot decide on (bad {@code Content-Length}, missing length): 4xx. */

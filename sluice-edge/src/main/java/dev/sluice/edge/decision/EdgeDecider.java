@@ -4,7 +4,7 @@ import dev.sluice.edge.pipeline.EdgeStage;
 import dev.sluice.edge.response.EdgeResponse;
 import dev.sluice.edge.response.Header;
 import dev.sluice.edge.response.Problems;
-import dev.sluice.edge.response.RateLimitFields;
+import dev.sluice.edge.response.LimitFields;
 import dev.sluice.edge.response.UsageReport;
 import dev.sluice.edge.route.Route;
 import dev.sluice.edge.softlimit.QuotaWarning;
@@ -17,6 +17,7 @@ import dev.sluice.limiter.Plan;
 import dev.sluice.limiter.Policy;
 import dev.sluice.limiter.PolicyState;
 import dev.sluice.limiter.QuotaUnit;
+import dev.sluice.limiter.Unavailable;
 import dev.sluice.limiter.spi.LimiterStore;
 import dev.sluice.time.TimeSource;
 import dev.sluice.wire.snapshot.Outcome;
@@ -120,17 +121,17 @@ public final class EdgeDecider {
         }
         String keyClass = caller.plan().name();
         if (length instanceof ContentLength.Invalid invalid) {
-            return answerWithFields(caller, problems.plain(400, "bad_request", "Bad request",
+            return answerWithFields(r, caller, problems.plain(400, "bad_request", "Bad request",
                     invalid.reason() + "."), new DecisionRecord(route.id(), keyClass, DecisionOutcome.BAD_REQUEST,
                     route.dryRun()));
         }
         if (route.handler() == Route.Handler.USAGE) {
             return store.usageAsync(caller.limiterKey(), caller.plan()).thenApply(states -> new Verdict.Answer(
-                    UsageReport.response(caller.fields(), states),
+                    UsageReport.response(caller.plan(), states, r.softLimitPercent()),
                     new DecisionRecord(route.id(), keyClass, DecisionOutcome.USAGE, false)));
         }
         if (length instanceof ContentLength.Absent && head.bodyExpected() && countsBytes(caller.plan())) {
-            return answerWithFields(caller, problems.plain(411, "length_required", "Length required",
+            return answerWithFields(r, caller, problems.plain(411, "length_required", "Length required",
                     "This plan limits request bytes: send Content-Length."), new DecisionRecord(route.id(),
                     keyClass, DecisionOutcome.BAD_REQUEST, route.dryRun()));
         }
@@ -161,17 +162,18 @@ public final class EdgeDecider {
             Decision decision) {
         Route route = request.route();
         String keyClass = key.plan().name();
-        RateLimitFields fields = key.fields();
+        int soft = r.softLimitPercent();
+        // the policy line comes from the decision's plan: a shared store failing open reports its degraded plan
         return switch (decision) {
             case Allowed allowed -> CompletableFuture.completedFuture(new Verdict.Forward(request,
-                    fields.headers(allowed.states()), Optional.of(allowed),
+                    LimitFields.headers(allowed.plan(), allowed.states(), soft), Optional.of(allowed),
                     new DecisionRecord(route.id(), keyClass, DecisionOutcome.ALLOWED, route.dryRun()),
-                    warnings(key, request.costs(), allowed.states()), List.of(refundOn503(key, allowed))));
+                    warnings(key, request.costs(), allowed.states(), soft), List.of(refundOn503(key, allowed))));
             case Denied denied -> {
                 DecisionOutcome outcome = denied.outcome() == Outcome.QUOTA_EXHAUSTED
                         ? DecisionOutcome.QUOTA_EXHAUSTED : DecisionOutcome.RATE_LIMITED;
                 DecisionRecord record = new DecisionRecord(route.id(), keyClass, outcome, route.dryRun());
-                List<Header> headers = fields.headers(denied.states());
+                List<Header> headers = LimitFields.headers(denied.plan(), denied.states(), soft);
                 yield CompletableFuture.completedFuture(route.dryRun()
                         ? new Verdict.Forward(request, headers, Optional.empty(), record, List.of(), List.of())
                         : new Verdict.Answer(r.problems().denied(denied, request.costs()).withHeaders(headers),
@@ -180,13 +182,14 @@ public final class EdgeDecider {
             case CostExceedsBurst tooBig -> store.usageAsync(key.limiterKey(), key.plan()).thenApply(states -> {
                 DecisionRecord record = new DecisionRecord(route.id(), keyClass, DecisionOutcome.COST_EXCEEDS_BURST,
                         route.dryRun());
-                List<Header> headers = fields.headers(states);
+                List<Header> headers = LimitFields.headers(tooBig.plan(), states, soft);
                 return route.dryRun()
                         ? new Verdict.Forward(request, headers, Optional.empty(), record, List.of(), List.of())
                         : new Verdict.Answer(r.problems().costExceedsBurst(tooBig).withHeaders(headers), record);
             });
-            // a shared store that could not decide (SPEC §3.14, fail-closed): 503, nothing charged
-            default -> CompletableFuture.completedFuture(storeUnavailable(r, route, keyClass));
+            case Unavailable u -> CompletableFuture.completedFuture(new Verdict.Answer(
+                    storeUnavailable(r, u).withHeaders(LimitFields.headers(u.plan(), List.of(), soft)),
+                    new DecisionRecord(route.id(), keyClass, DecisionOutcome.UNAVAILABLE, route.dryRun())));
         };
     }
 
@@ -213,14 +216,18 @@ public final class EdgeDecider {
                         : new Verdict.Answer(r.problems().plain(400, "bad_request", "Bad request",
                                 "This request is too large to be accepted."), record);
             }
-            default -> storeUnavailable(r, route, keyClass);
+            case Unavailable u -> new Verdict.Answer(storeUnavailable(r, u),
+                    new DecisionRecord(route.id(), keyClass, DecisionOutcome.UNAVAILABLE, route.dryRun()));
         };
     }
 
-    private static Verdict storeUnavailable(EdgeRules r, Route route, String keyClass) {
-        return new Verdict.Answer(r.problems().overloaded(java.time.Duration.ofSeconds(1),
-                "The edge cannot reach its limiter store; try again shortly."),
-                new DecisionRecord(route.id(), keyClass, DecisionOutcome.SHED, route.dryRun()));
+    /**
+     * A shared store that could not decide in its bounded time and fails closed (SPEC §3.14): 503
+     * {@code overloaded} with its Retry-After, nothing charged. Not a denial, so even a dry-run route
+     * gets it: without a decision there is nothing to report.
+     */
+    private static EdgeResponse storeUnavailable(EdgeRules r, Unavailable u) {
+        return r.problems().overloaded(u.retryAfter(), "The API is briefly unable to check limits; retry shortly.");
     }
 
     /** SPEC §3.9: an upstream 503 gives back what this request was charged, exactly once. */
@@ -236,10 +243,10 @@ public final class EdgeDecider {
     }
 
     /** The quota policies this charge pushed over the soft limit (SPEC §3.8). */
-    private List<QuotaWarning> warnings(Caller.ApiKey key, Costs costs, List<PolicyState> states) {
+    private List<QuotaWarning> warnings(Caller.ApiKey key, Costs costs, List<PolicyState> states, int soft) {
         List<QuotaWarning> out = null;
         for (PolicyState s : states) {
-            if (key.fields().crossedSoftLimit(s, costs.costFor(s.policy())) && s.resetAt().isPresent()) {
+            if (LimitFields.crossedSoftLimit(s, costs.costFor(s.policy()), soft) && s.resetAt().isPresent()) {
                 if (out == null) {
                     out = new ArrayList<>(1);
                 }
@@ -257,9 +264,10 @@ public final class EdgeDecider {
                 new DecisionRecord(route.id(), DecisionRecord.NO_KEY, DecisionOutcome.UNAUTHENTICATED, false));
     }
 
-    private CompletionStage<Verdict> answerWithFields(Caller.ApiKey key, EdgeResponse response, DecisionRecord record) {
-        return store.usageAsync(key.limiterKey(), key.plan()).thenApply(states ->
-                new Verdict.Answer(response.withHeaders(key.fields().headers(states)), record));
+    private CompletionStage<Verdict> answerWithFields(EdgeRules r, Caller.ApiKey key, EdgeResponse response,
+            DecisionRecord record) {
+        return store.usageAsync(key.limiterKey(), key.plan()).thenApply(states -> new Verdict.Answer(
+                response.withHeaders(LimitFields.headers(key.plan(), states, r.softLimitPercent())), record));
     }
 
     private static CompletionStage<Verdict> answer(EdgeResponse response, DecisionRecord record) {

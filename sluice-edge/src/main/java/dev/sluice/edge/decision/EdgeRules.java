@@ -2,18 +2,15 @@ package dev.sluice.edge.decision;
 
 import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.response.Problems;
-import dev.sluice.edge.response.RateLimitFields;
 import dev.sluice.edge.route.RouteTable;
-import dev.sluice.limiter.Plan;
 import dev.sluice.limiter.config.KeyBinding;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Objects;
 
 /**
  * The decision-relevant part of an {@link EdgeConfig}, compiled once per (re)load: key lookup with
- * each plan's pre-serialised fields (SPEC §2.2), the route table, the anonymous plan, the problem
+ * each plan's policy line serialised once (SPEC §2.2), the route table, the anonymous plan, the problem
  * factory. A reload builds a new instance and swaps it in whole, so a request sees one configuration
  * from start to end. Immutable and thread-safe.
  */
@@ -26,11 +23,10 @@ public final class EdgeRules {
     /** Compiles {@code config}. */
     public EdgeRules(EdgeConfig config) {
         this.config = Objects.requireNonNull(config, "config");
-        Map<Plan, RateLimitFields> fields = new IdentityHashMap<>();
         Map<String, Caller.ApiKey> byKey = new HashMap<>(config.keys().size() * 2);
         for (KeyBinding b : config.keys().values()) {
-            RateLimitFields f = fields.computeIfAbsent(b.plan(), p -> new RateLimitFields(p, config.softLimitPercent()));
-            byKey.put(b.key(), new Caller.ApiKey(b, f));
+            byKey.put(b.key(), new Caller.ApiKey(b));
+            b.plan().rateLimitPolicyField(); // serialised now, once per plan (SPEC §2.2)
         }
         this.keys = byKey;
         this.problems = new Problems(config.problem());
@@ -53,7 +49,12 @@ public final class EdgeRules {
         return problems;
     }
 
-    public Plan anonymousPlan() {
+    /** The soft-limit threshold, percent of a quota policy's {@code q} (SPEC §3.8). */
+    public int softLimitPercent() {
+        return config.softLimitPercent();
+    }
+
+    public dev.sluice.limiter.Plan anonymousPlan() {
         return config.anonymousPlan();
     }
 }

@@ -2,7 +2,7 @@ package dev.sluice.edge.internal;
 
 import dev.sluice.edge.response.EdgeResponse;
 import dev.sluice.edge.response.Header;
-import dev.sluice.edge.response.RateLimitFields;
+import dev.sluice.edge.response.LimitFields;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
@@ -116,9 +116,9 @@ final class HttpMessages {
         HttpHeaders h = new DefaultHttpHeaders();
         h.add(up.headers());
         stripHopByHop(h);
-        h.remove(RateLimitFields.POLICY_FIELD);
-        h.remove(RateLimitFields.LIMIT_FIELD);
-        h.remove(RateLimitFields.WARNING_FIELD);
+        h.remove(LimitFields.POLICY_FIELD);
+        h.remove(LimitFields.LIMIT_FIELD);
+        h.remove(LimitFields.WARNING_FIELD);
         for (Header header : added) {
             h.add(header.name(), header.value());
         }

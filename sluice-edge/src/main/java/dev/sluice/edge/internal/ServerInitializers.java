@@ -5,6 +5,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.group.ChannelGroup;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.timeout.IdleStateEvent;
@@ -17,12 +18,13 @@ public final class ServerInitializers {
     private ServerInitializers() {
     }
 
-    /** Public port: idle timeout, then protocol detection (HTTP/1.1 or h2c prior knowledge). */
-    public static ChannelInitializer<Channel> edge(EdgeContext edge) {
+    /** Public port ({@code open} collects the connections, to close them on shutdown): idle timeout, then protocol detection (HTTP/1.1 or h2c prior knowledge). */
+    public static ChannelInitializer<Channel> edge(EdgeContext edge, ChannelGroup open) {
         long idleNanos = edge.listen().idleTimeout().toNanos();
         return new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
+                open.add(ch);
                 ch.pipeline().addLast("idle", new IdleStateHandler(0, 0, idleNanos, TimeUnit.NANOSECONDS));
                 ch.pipeline().addLast("idle-close", new IdleCloser());
                 ch.pipeline().addLast("detect", new ProtocolDetector(edge));
@@ -31,10 +33,11 @@ public final class ServerInitializers {
     }
 
     /** Admin port: small aggregated HTTP/1.1 requests. */
-    public static ChannelInitializer<Channel> admin(PrometheusMeterRegistry registry) {
+    public static ChannelInitializer<Channel> admin(PrometheusMeterRegistry registry, ChannelGroup open) {
         return new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
+                open.add(ch);
                 ch.pipeline().addLast(new IdleStateHandler(0, 0, 60, TimeUnit.SECONDS));
                 ch.pipeline().addLast(new IdleCloser());
                 ch.pipeline().addLast(new HttpServerCodec());

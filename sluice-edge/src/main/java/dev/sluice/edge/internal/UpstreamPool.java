@@ -75,9 +75,10 @@ public final class UpstreamPool implements AutoCloseable {
         pool.release(channel);
     }
 
+    /** Closes every pooled connection; blocks until done, so call it off the event loops. */
     @Override
     public void close() {
-        pools.values().forEach(p -> p.closeAsync());
+        pools.values().forEach(FixedChannelPool::close);
     }
 
     private static final class Handler implements ChannelPoolHandler {

@@ -13,8 +13,8 @@ import java.util.concurrent.TimeUnit;
  * <ul>
  *   <li>{@code sluice_edge_decisions_total{route, outcome, key_class, dry_run}}: every decision by
  *       outcome ({@code allowed}, {@code rate_limited}, {@code quota_exhausted},
- *       {@code cost_exceeds_burst}, {@code shed}, {@code unauthenticated}, {@code bad_request},
- *       {@code usage}); shed requests are their own outcome, apart from 429s and errors;</li>
+ *       {@code cost_exceeds_burst}, {@code shed}, {@code unavailable}, {@code unauthenticated},
+ *       {@code bad_request}, {@code usage}); shed requests are their own outcome, apart from 429s and errors;</li>
  *   <li>{@code sluice_edge_upstream_responses_total{route, class}}: upstream answers by status class
  *       ({@code 2xx} ...), plus {@code unreachable} and {@code timeout} for the edge's 502/504;</li>
  *   <li>{@code sluice_edge_decision_seconds}: decision latency histogram (head received to verdict);</li>

@@ -62,11 +62,11 @@ public final class UsageReport {
      * The whole 200 response: JSON body, {@code Cache-Control: no-store}, and the key's
      * {@code RateLimit-Policy} / {@code RateLimit} (SPEC §2.2: every response to a key carries them).
      */
-    public static EdgeResponse response(RateLimitFields fields, List<PolicyState> states) {
+    public static EdgeResponse response(Plan plan, List<PolicyState> states, int softLimitPercent) {
         List<Header> headers = new ArrayList<>(5);
         headers.add(CONTENT_TYPE);
         headers.add(NO_STORE);
-        headers.addAll(fields.headers(states));
-        return new EdgeResponse(200, headers, json(fields.plan(), states));
+        headers.addAll(LimitFields.headers(plan, states, softLimitPercent));
+        return new EdgeResponse(200, headers, json(plan, states));
     }
 }

@@ -44,18 +44,30 @@ public record Route(String method, PathPattern path, long cost, Criticality crit
         if (cost < 0) {
             throw new IllegalArgumentException("cost: must be >= 0, was " + cost);
         }
+        String problem = methodProblem(method);
+        if (problem != null) {
+            throw new IllegalArgumentException("method: " + problem);
+        }
         if (!method.equals(ANY_METHOD)) {
-            if (method.isEmpty()) {
-                throw new IllegalArgumentException("method: must not be empty");
-            }
-            for (int i = 0; i < method.length(); i++) {
-                char c = method.charAt(i);
-                if (!(c >= 'A' && c <= 'Z') && !(c >= 'a' && c <= 'z') && c != '-' && c != '_') {
-                    throw new IllegalArgumentException("method: must be a token such as GET or *, was \"" + method + "\"");
-                }
-            }
             method = method.toUpperCase(Locale.ROOT);
         }
+    }
+
+    /** Why {@code method} is not a usable method ({@code GET}, ... or {@code *}), or {@code null}. */
+    public static String methodProblem(String method) {
+        if (method.equals(ANY_METHOD)) {
+            return null;
+        }
+        if (method.isEmpty()) {
+            return "must not be empty";
+        }
+        for (int i = 0; i < method.length(); i++) {
+            char c = method.charAt(i);
+            if (!(c >= 'A' && c <= 'Z') && !(c >= 'a' && c <= 'z') && c != '-' && c != '_') {
+                return "must be a token such as GET or *, was \"" + method + "\"";
+            }
+        }
+        return null;
     }
 
     /** A proxied, authenticated route of cost 1, criticality {@link Criticality#CRITICAL}. */

@@ -73,10 +73,18 @@ public final class Edges implements AutoCloseable {
 
     /** An edge on {@code config} in front of {@code upstreamUrl}. */
     public static Edges start(EdgeConfig config, URI upstreamUrl, ManualTimeSource time) {
+        return start(config, upstreamUrl, time, EdgeOptions.defaults());
+    }
+
+    /**
+     * An edge on {@code config} in front of {@code upstreamUrl}, wired by {@code options} (its clock and
+     * sink are replaced by the test's).
+     */
+    public static Edges start(EdgeConfig config, URI upstreamUrl, ManualTimeSource time, EdgeOptions options) {
         List<QuotaWarning> sink = new CopyOnWriteArrayList<>();
         EdgeConfig c = config.withListen(config.listen().withHost("127.0.0.1").withPort(0)).withAdminPort(0)
                 .withUpstreamUrl(upstreamUrl);
-        EdgeServer server = EdgeServer.start(c, EdgeOptions.defaults().withTime(time).withQuotaWarningSink(sink::add));
+        EdgeServer server = EdgeServer.start(c, options.withTime(time).withQuotaWarningSink(sink::add));
         return new Edges(time, server, sink);
     }
 

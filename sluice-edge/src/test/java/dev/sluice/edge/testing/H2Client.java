@@ -78,6 +78,15 @@ public final class H2Client implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Sends DATA without waiting for the write: the server may already have answered and reset the
+         * stream (then the frame is dropped, which is the point of the test).
+         */
+        public Stream dataWithoutWaiting(byte[] bytes) {
+            channel.writeAndFlush(new DefaultHttp2DataFrame(Unpooled.wrappedBuffer(bytes), false));
+            return this;
+        }
+
         /** Waits (at most 10 s) for the stream to close: both sides ended it, or one reset it. */
         public Result await() {
             return result.orTimeout(10, TimeUnit.SECONDS).join();
