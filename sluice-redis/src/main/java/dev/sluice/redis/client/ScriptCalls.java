@@ -173,13 +173,15 @@ final class ScriptCalls {
     /** An answer made without Redis: counted, and logged when it starts a fallback period and every 10 s. */
     void answeredLocally() {
         localAnswers.increment();
-        unlogged.incrementAndGet();
+        long now = config.localTime().nanoTime();
         if (onRedis.compareAndSet(true, false)) {
             fallbackPeriods.incrementAndGet();
+            lastLogNanos.set(now); // the next summary line comes 10 s after this one
             LOG.warn("{}: redis unreachable ({}); answering locally at 1/{} of the shared limit until it answers",
                     what, lastCause, config.processCount());
+            return;
         }
-        long now = config.localTime().nanoTime();
+        unlogged.incrementAndGet();
         long last = lastLogNanos.get();
         if (now - last >= LOG_EVERY_NANOS && lastLogNanos.compareAndSet(last, now)) {
             LOG.warn("{}: {} answer(s) made locally since the last such line (latest cause: {})", what,
