@@ -2,6 +2,7 @@ package dev.sluice.cli;
 
 import dev.sluice.cli.explain.ExplainCommand;
 import dev.sluice.cli.replay.ReplayCommand;
+import dev.sluice.cli.simulate.SimulateCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -15,7 +16,8 @@ import picocli.CommandLine.Command;
             CommandLine.HelpCommand.class,
             dev.sluice.cli.deliver.DeliverCommand.class,
             ExplainCommand.class,
-            ReplayCommand.class
+            ReplayCommand.class,
+            SimulateCommand.class
         })
 public final class Main implements Runnable {
 
