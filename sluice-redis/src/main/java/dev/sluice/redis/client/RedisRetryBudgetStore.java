@@ -1,7 +1,6 @@
 package dev.sluice.redis.client;
 
 import dev.sluice.client.RetryBudgetConfig;
-import dev.sluice.client.internal.retry.InMemoryRetryBudget;
 import dev.sluice.client.spi.RetryBudgetStore;
 import dev.sluice.redis.RedisEndpoint;
 import java.util.List;
@@ -39,7 +38,7 @@ public final class RedisRetryBudgetStore implements RetryBudgetStore {
     private final String ratio;
     private final String minRetries;
     private final String ttlMillis;
-    private final InMemoryRetryBudget local;
+    private final RetryBudgetStore local;
 
     /**
      * A budget of the limit named {@code limitName} (the same name as the processes' shared bucket) over
@@ -65,7 +64,7 @@ public final class RedisRetryBudgetStore implements RetryBudgetStore {
         this.minRetries = Integer.toString(b.minRetries());
         this.ttlMillis = Long.toString((windowSeconds + 2) * 1_000L);
         int n = config.processCount();
-        this.local = new InMemoryRetryBudget(new RetryBudgetConfig(b.ratio(), b.window(),
+        this.local = RetryBudgetStore.inMemory(new RetryBudgetConfig(b.ratio(), b.window(),
                 (b.minRetries() + n - 1) / n));
     }
 

@@ -1,6 +1,5 @@
 package dev.sluice.redis.client;
 
-import dev.sluice.client.internal.pacing.InMemoryTokenBucket;
 import dev.sluice.client.spi.TokenBucketStore;
 import dev.sluice.redis.RedisEndpoint;
 import java.util.List;
@@ -61,7 +60,8 @@ public final class RedisTokenBucketStore implements TokenBucketStore {
     /** The rate and capacity Redis last reported using (0: none known there). */
     private volatile long learnedMicroRate;
     private volatile long learnedMicroCapacity;
-    private InMemoryTokenBucket local; // guarded by lock; made at the first reading of the caller's clock
+    private TokenBucketStore local; // guarded by lock; made at the first reading of the caller's clock
+    private double localPerSecond = Double.POSITIVE_INFINITY; // guarded by lock
 
     /**
      * A store of the limit named {@code limitName} (e.g. the provider's host and the API key's id: every
@@ -119,11 +119,15 @@ public final class RedisTokenBucketStore implements TokenBucketStore {
     }
 
     private long localAcquire(double cost, long nowNanos) {
-        InMemoryTokenBucket b = local(nowNanos);
+        TokenBucketStore b = local(nowNanos);
         if (cost > b.capacity()) {
             // more than this process's share can ever hold: wait while the share earns it (Redis may be
             // back by then) instead of failing a call the shared bucket could grant
-            double nanos = Math.ceil(cost / b.perSecond() * 1e9);
+            double rate;
+            synchronized (lock) {
+                rate = localPerSecond;
+            }
+            double nanos = Math.ceil(cost / rate * 1e9);
             return nanos >= Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(1, (long) nanos);
         }
         return b.tryAcquire(cost, nowNanos);
@@ -249,10 +253,10 @@ public final class RedisTokenBucketStore implements TokenBucketStore {
         return new String[] {op, calls.nowArg(nowNanos), minTtlMillis, rateArg, capArg, Long.toString(x)};
     }
 
-    private InMemoryTokenBucket local(long nowNanos) {
+    private TokenBucketStore local(long nowNanos) {
         synchronized (lock) {
             if (local == null) {
-                local = InMemoryTokenBucket.unlimited(nowNanos);
+                local = TokenBucketStore.inMemory(nowNanos);
                 configureLocal(nowNanos);
             }
             return local;
@@ -271,9 +275,11 @@ public final class RedisTokenBucketStore implements TokenBucketStore {
             cap = learnedMicroCapacity / MICROS;
         }
         if (Double.isInfinite(rate)) {
+            localPerSecond = Double.POSITIVE_INFINITY;
             local.configure(Double.POSITIVE_INFINITY, Double.POSITIVE_INFINITY, nowNanos);
         } else {
-            local.configure(rate / processCount, Math.max(1.0, cap / processCount), nowNanos);
+            localPerSecond = rate / processCount;
+            local.configure(localPerSecond, Math.max(1.0, cap / processCount), nowNanos);
         }
     }
 

@@ -1,19 +1,20 @@
 package dev.sluice.redis.client;
 
-import dev.sluice.client.internal.pacing.InMemoryTokenBucket;
 import dev.sluice.client.spi.TokenBucketStore;
 
-/** The reference: the client's own in-memory bucket passes the contract. */
+/** The reference: the client's own in-memory bucket ({@link TokenBucketStore#inMemory}) passes the contract. */
 class InMemoryTokenBucketContractTest extends TokenBucketStoreContract {
 
     @Override
     TokenBucketStore bucket(double perSecond, double capacity, long nowNanos) {
-        return new InMemoryTokenBucket(perSecond, capacity, nowNanos);
+        TokenBucketStore b = TokenBucketStore.inMemory(nowNanos);
+        b.configure(perSecond, capacity, nowNanos);
+        return b;
     }
 
     @Override
     TokenBucketStore unlimited(long nowNanos) {
-        return InMemoryTokenBucket.unlimited(nowNanos);
+        return TokenBucketStore.inMemory(nowNanos);
     }
 
     @Override
