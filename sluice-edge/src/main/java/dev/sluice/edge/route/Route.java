@@ -1,5 +1,7 @@
 package dev.sluice.edge.route;
 
+import java.time.Duration;
+import java.util.Optional;
 import java.util.Locale;
 import java.util.Objects;
 
@@ -18,9 +20,12 @@ import java.util.Objects;
  * @param idempotencyRequired whether requests must carry {@code Idempotency-Key} (SPEC §3.11;
  *     stored now, enforced by the idempotency stage)
  * @param handler who answers: the upstream, or the edge itself ({@code GET /v1/usage})
+ * @param timeout how long a request of this route is worth forwarding after the edge received it
+ *     (SPEC §3.9: past it, the request is dropped instead); combined with the client's
+ *     {@code Request-Timeout}, the shorter wins; empty for none
  */
 public record Route(String method, PathPattern path, long cost, Criticality criticality, boolean anonymous,
-        boolean dryRun, boolean idempotencyRequired, Handler handler) {
+        boolean dryRun, boolean idempotencyRequired, Handler handler, Optional<Duration> timeout) {
 
     /** Who answers a route's requests. */
     public enum Handler {
@@ -41,6 +46,10 @@ public record Route(String method, PathPattern path, long cost, Criticality crit
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(criticality, "criticality");
         Objects.requireNonNull(handler, "handler");
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isPresent() && (timeout.get().isNegative() || timeout.get().isZero())) {
+            throw new IllegalArgumentException("timeout: must be > 0, was " + timeout.get());
+        }
         if (cost < 0) {
             throw new IllegalArgumentException("cost: must be >= 0, was " + cost);
         }
@@ -51,6 +60,12 @@ public record Route(String method, PathPattern path, long cost, Criticality crit
         if (!method.equals(ANY_METHOD)) {
             method = method.toUpperCase(Locale.ROOT);
         }
+    }
+
+    /** A route without a timeout (the form of earlier releases). */
+    public Route(String method, PathPattern path, long cost, Criticality criticality, boolean anonymous,
+            boolean dryRun, boolean idempotencyRequired, Handler handler) {
+        this(method, path, cost, criticality, anonymous, dryRun, idempotencyRequired, handler, Optional.empty());
     }
 
     /** Why {@code method} is not a usable method ({@code GET}, ... or {@code *}), or {@code null}. */
@@ -90,26 +105,30 @@ public record Route(String method, PathPattern path, long cost, Criticality crit
     }
 
     public Route withCost(long newCost) {
-        return new Route(method, path, newCost, criticality, anonymous, dryRun, idempotencyRequired, handler);
+        return new Route(method, path, newCost, criticality, anonymous, dryRun, idempotencyRequired, handler, timeout);
     }
 
     public Route withDryRun(boolean newDryRun) {
-        return new Route(method, path, cost, criticality, anonymous, newDryRun, idempotencyRequired, handler);
+        return new Route(method, path, cost, criticality, anonymous, newDryRun, idempotencyRequired, handler, timeout);
     }
 
     public Route withAnonymous(boolean newAnonymous) {
-        return new Route(method, path, cost, criticality, newAnonymous, dryRun, idempotencyRequired, handler);
+        return new Route(method, path, cost, criticality, newAnonymous, dryRun, idempotencyRequired, handler, timeout);
     }
 
     public Route withCriticality(Criticality newCriticality) {
-        return new Route(method, path, cost, newCriticality, anonymous, dryRun, idempotencyRequired, handler);
+        return new Route(method, path, cost, newCriticality, anonymous, dryRun, idempotencyRequired, handler, timeout);
     }
 
     public Route withIdempotencyRequired(boolean required) {
-        return new Route(method, path, cost, criticality, anonymous, dryRun, required, handler);
+        return new Route(method, path, cost, criticality, anonymous, dryRun, required, handler, timeout);
+    }
+
+    public Route withTimeout(Optional<Duration> newTimeout) {
+        return new Route(method, path, cost, criticality, anonymous, dryRun, idempotencyRequired, handler, newTimeout);
     }
 
     public Route withHandler(Handler newHandler) {
-        return new Route(method, path, cost, criticality, anonymous, dryRun, idempotencyRequired, newHandler);
+        return new Route(method, path, cost, criticality, anonymous, dryRun, idempotencyRequired, newHandler, timeout);
     }
 }
