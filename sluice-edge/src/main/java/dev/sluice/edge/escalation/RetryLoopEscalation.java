@@ -213,6 +213,9 @@ public final class RetryLoopEscalation implements EdgeStage {
         }
 
         void maybeEscalate(long now, String key) {
+            if (now - blockedUntil < 0) {
+                return; // already blocked: the block is the top level
+            }
             long id = (now - origin) / bucketNanos;
             long t = 0;
             long e = 0;
@@ -225,7 +228,7 @@ public final class RetryLoopEscalation implements EdgeStage {
             if (e < config.minRequests() || e * 100 <= t * config.thresholdPercent()) {
                 return;
             }
-            level++;
+            level = Math.min(level + 1, config.maxDoublings() + 1);
             lastEscalation = now;
             java.util.Arrays.fill(total, 0);
             java.util.Arrays.fill(early, 0);
