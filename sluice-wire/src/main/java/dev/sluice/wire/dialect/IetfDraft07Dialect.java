@@ -2,7 +2,6 @@ package dev.sluice.wire.dialect;
 
 import dev.sluice.wire.sf.Dictionary;
 import dev.sluice.wire.snapshot.PolicySnapshot;
-import java.time.Duration;
 import java.util.Optional;
 
 /**
@@ -39,7 +38,7 @@ public final class IetfDraft07Dialect implements Dialect {
                 .quotaUnit("requests");
         Long reset = OldIetfFields.integer(d, "reset");
         if (reset != null) {
-            ResetUnit.delta(Duration.ofSeconds(reset), in.responseTime(), p);
+            ResetUnit.DELTA_SECONDS.apply(Long.toString(reset), in.responseTime(), p); // an epoch is read as one
         }
         DialectReading.Builder r = DialectReading.builder();
         OldIetfFields.addPolicies(r, p, limit, OldIetfFields.quotaPolicies(in.headers().all("RateLimit-Policy")));

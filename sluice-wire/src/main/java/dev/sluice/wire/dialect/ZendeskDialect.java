@@ -31,7 +31,7 @@ public final class ZendeskDialect implements Dialect {
 
     @Override
     public Optional<DialectReading> read(DialectInput in) {
-        boolean endpoints = in.headers().names().stream().anyMatch(n -> n.startsWith(ENDPOINT_PREFIX));
+        boolean endpoints = in.names().stream().anyMatch(n -> n.startsWith(ENDPOINT_PREFIX));
         if (!endpoints && !in.has("x-rate-limit")) {
             return Optional.empty();
         }
@@ -42,10 +42,10 @@ public final class ZendeskDialect implements Dialect {
                 .quota(limit != null ? limit : in.count("x-rate-limit"))
                 .remaining(remaining != null ? remaining : in.count("x-rate-limit-remaining"))
                 .quotaUnit("requests");
-        ResetUnit.DELTA_SECONDS.apply(in.header("ratelimit-reset"), in.responseTime(), account);
+        ResetUnit.DELTA_SECONDS.applyLongest(in.members("ratelimit-reset"), in.responseTime(), account);
         r.policy(account.build());
 
-        for (String name : in.headers().names()) {
+        for (String name : in.names()) {
             if (!name.startsWith(ENDPOINT_PREFIX) || name.length() == ENDPOINT_PREFIX.length()) {
                 continue;
             }
