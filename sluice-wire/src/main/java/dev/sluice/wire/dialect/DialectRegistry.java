@@ -13,7 +13,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -265,7 +267,7 @@ public final class DialectRegistry {
         boolean bResetsLater = b.resetIn() != null && (a.resetIn() == null || b.resetIn().compareTo(a.resetIn()) > 0
                 || (b.resetIn().equals(a.resetIn()) && b.absoluteReset() && !a.absoluteReset()));
         PolicySnapshot reset = bResetsLater ? b : a;
-        java.util.Map<String, String> attributes = new java.util.LinkedHashMap<>(b.attributes());
+        Map<String, String> attributes = new LinkedHashMap<>(b.attributes());
         attributes.putAll(a.attributes());
         PolicyKind kind = a.kind() == PolicyKind.QUOTA || b.kind() == PolicyKind.QUOTA ? PolicyKind.QUOTA
                 : a.kind() != PolicyKind.UNKNOWN ? a.kind() : b.kind();

@@ -20,7 +20,7 @@ import java.util.Map;
  * @param resetIn {@code t}: time until the window resets, relative to the response's own time
  *     (its {@code Date} when present), never negative; millisecond precision. An absolute reset
  *     (GitHub epoch seconds, Anthropic RFC 3339) is converted with the response's {@code Date}
- *     (skew-proof, R04), exactly: safety margins belong to the caller's pacer
+ *     (skew-proof, R04), exactly: the safety margin is added by {@link #resetWait(Duration)}
  * @param quotaUnit {@code qu}: {@code "requests"}, {@code "content-bytes"},
  *     {@code "concurrent-requests"}, a vendor unit such as {@code "tokens"}, or {@code null}
  * @param kind whether spending this policy out clears in seconds ({@link PolicyKind#BURST}) or at

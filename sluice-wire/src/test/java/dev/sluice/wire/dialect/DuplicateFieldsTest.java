@@ -81,6 +81,27 @@ class DuplicateFieldsTest {
         assertThat(s.policies().get(0).resetIn()).isEqualTo(Duration.ofMinutes(6));
     }
 
+    @Test
+    void draft07KeysSentTwiceGiveTheLowestRemainingAndLongestReset() {
+        RateLimitSnapshot s = read(429, null, "RateLimit", "limit=100, remaining=50, reset=5",
+                "RateLimit", "remaining=0, reset=30");
+        assertThat(s.policies().get(0).quota()).isEqualTo(100L);
+        assertThat(s.policies().get(0).remaining()).isZero();
+        assertThat(s.policies().get(0).resetIn()).isEqualTo(Duration.ofSeconds(30));
+    }
+
+    @Test
+    void vendorFieldsSentTwiceGiveTheLowestRemaining() {
+        assertThat(read(200, null, "X-Shopify-Shop-Api-Call-Limit", "32/40", "X-Shopify-Shop-Api-Call-Limit", "40/40")
+                .policy("call-limit").orElseThrow().remaining()).isZero();
+        RateLimitSnapshot zendesk = read(200, null, "zendesk-ratelimit-tickets-index", "total=100; remaining=99; resets=41",
+                "zendesk-ratelimit-tickets-index", "total=100; remaining=3; resets=52");
+        assertThat(zendesk.policy("tickets-index").orElseThrow().remaining()).isEqualTo(3L);
+        assertThat(zendesk.policy("tickets-index").orElseThrow().resetIn()).isEqualTo(Duration.ofSeconds(52));
+        assertThat(read(200, null, "x-ratelimit-resource", "core", "x-ratelimit-remaining", "4999",
+                "x-ratelimit-remaining", "12").policies().get(0).remaining()).isEqualTo(12L);
+    }
+
     /** Two RateLimit lines naming one policy (R06: intermediaries join lines) merge into one policy. */
     @Test
     void aPolicyReportedTwiceIsMergedCautiously() {
