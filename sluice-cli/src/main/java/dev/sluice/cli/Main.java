@@ -1,7 +1,12 @@
 package dev.sluice.cli;
 
+import dev.sluice.cli.deliver.DeliverCommand;
+import dev.sluice.cli.demo.DemoCommand;
+import dev.sluice.cli.edge.EdgeCommand;
 import dev.sluice.cli.explain.ExplainCommand;
 import dev.sluice.cli.replay.ReplayCommand;
+import dev.sluice.cli.simulate.SimulateCommand;
+import dev.sluice.cli.upstream.UpstreamCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -13,9 +18,13 @@ import picocli.CommandLine.Command;
         description = "Both halves of the HTTP rate-limit contract: edge, SDK, queue, delivery, simulator.",
         subcommands = {
             CommandLine.HelpCommand.class,
-            dev.sluice.cli.deliver.DeliverCommand.class,
+            DemoCommand.class,
+            EdgeCommand.class,
+            UpstreamCommand.class,
             ExplainCommand.class,
-            ReplayCommand.class
+            ReplayCommand.class,
+            SimulateCommand.class,
+            DeliverCommand.class
         })
 public final class Main implements Runnable {
 

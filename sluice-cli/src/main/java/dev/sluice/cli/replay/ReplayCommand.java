@@ -52,14 +52,19 @@ import picocli.CommandLine.Model.CommandSpec;
 @Command(
         name = "replay",
         mixinStandardHelpOptions = true,
+        headerHeading = "%n",
+        header = "Replay a CSV trace through the limiter on a fake clock.",
         description = {
-            "Replay a CSV trace (t_ms,key[,cost]) through the limiter on a fake clock.",
-            "Prints one JSON line per request: allowed, status, outcome, limit, retry_after_s,",
-            "and the RateLimit-Policy / RateLimit header values the edge would send."
+            "Reads t_ms,key[,cost] lines and prints one JSON line per request: allowed, status,",
+            "outcome, limit, retry_after_s, and the RateLimit-Policy and RateLimit values the edge",
+            "would send. Unknown top-level sections of the configuration are reported as warnings."
         },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:every line replayed", "2:unreadable config or trace (the message names file, line and field)"})
 public final class ReplayCommand implements Callable<Integer> {
+
+    private static final Instant EARLIEST_START = Instant.parse("1970-01-01T00:00:00Z");
+    private static final Instant LATEST_START = Instant.parse("2199-12-31T23:59:59Z");
 
     @Spec
     CommandSpec spec;
@@ -73,7 +78,7 @@ public final class ReplayCommand implements Callable<Integer> {
     Path trace;
 
     @Option(names = "--start", required = true, paramLabel = "INSTANT",
-            description = "UTC instant of t_ms = 0, e.g. 2026-11-30T18:00:00Z.")
+            description = "UTC instant of t_ms = 0, e.g. 2026-11-30T18:00:00Z (1970..2199).")
     String start;
 
     @Override
@@ -97,11 +102,18 @@ public final class ReplayCommand implements Callable<Integer> {
         } catch (DateTimeParseException e) {
             throw new CliError("--start: not an ISO-8601 UTC instant like 2026-11-30T18:00:00Z: " + start);
         }
+        if (origin.isBefore(EARLIEST_START) || origin.isAfter(LATEST_START)) {
+            // the limiter's calendar counts days and microseconds from 1970 (as Redis does)
+            throw new CliError("--start: must be between " + EARLIEST_START + " and " + LATEST_START + ", was " + start);
+        }
         LimiterConfig limits;
         try {
             limits = LimiterConfig.load(config);
         } catch (ConfigException e) {
             throw new CliError("invalid configuration:" + System.lineSeparator() + e.getMessage());
+        }
+        if (limits.keys().isEmpty()) {
+            throw new CliError(config + ": no API keys configured (keys: or key-file:); every request would be 401");
         }
 
         ManualTimeSource clock = new ManualTimeSource(origin);

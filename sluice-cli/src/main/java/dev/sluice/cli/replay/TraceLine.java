@@ -7,11 +7,17 @@ import java.util.Optional;
 /**
  * One request of a replay trace: {@code t_ms,key[,cost]}.
  *
+ * <p>Line 1 may be the header {@code t_ms,key,cost} (any case); a UTF-8 byte-order mark before it
+ * is ignored. Anything else that is not a request is an error, never skipped silently.
+ *
  * @param millis milliseconds after the replay's start, &ge; 0
  * @param key the API key, non-empty
  * @param cost units the request costs, &ge; 1 (default 1)
  */
 record TraceLine(long millis, String key, long cost) {
+
+    /** The largest t_ms or cost accepted: 100 years of milliseconds, so start + t_ms never overflows. */
+    static final long MAX_VALUE = 3_155_760_000_000L;
 
     /**
      * Parses line {@code lineNo} of {@code file}.
@@ -21,12 +27,15 @@ record TraceLine(long millis, String key, long cost) {
      */
     static Optional<TraceLine> parse(String line, int lineNo, Path file) {
         String text = line.strip();
+        if (lineNo == 1 && text.startsWith("\uFEFF")) {
+            text = text.substring(1).strip(); // a byte-order mark left by some editors
+        }
         if (text.isEmpty() || text.startsWith("#")) {
             return Optional.empty();
         }
         String[] fields = text.split(",", -1);
-        if (lineNo == 1 && !fields[0].strip().isEmpty() && !Character.isDigit(fields[0].strip().charAt(0))) {
-            return Optional.empty(); // header line such as t_ms,key,cost
+        if (lineNo == 1 && fields[0].strip().equalsIgnoreCase("t_ms")) {
+            return Optional.empty(); // the header line: t_ms,key[,cost]
         }
         String where = file + ":" + lineNo + ": ";
         if (fields.length < 2 || fields.length > 3) {
@@ -46,8 +55,11 @@ record TraceLine(long millis, String key, long cost) {
 
     private static long number(String field, String what) {
         String v = field.strip();
-        if (v.isEmpty() || v.length() > 18 || !v.chars().allMatch(Character::isDigit)) {
+        if (v.isEmpty() || !v.chars().allMatch(c -> c >= '0' && c <= '9')) {
             throw new CliError(what + ": must be a non-negative whole number, was \"" + v + "\"");
+        }
+        if (v.length() > 13 || Long.parseLong(v) > MAX_VALUE) {
+            throw new CliError(what + ": must be at most " + MAX_VALUE + " (about 100 years of milliseconds), was " + v);
         }
         return Long.parseLong(v);
     }

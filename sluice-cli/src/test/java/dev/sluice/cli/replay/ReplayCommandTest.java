@@ -147,4 +147,61 @@ class ReplayCommandTest {
         assertThat(run.exitCode()).isEqualTo(2);
         assertThat(run.err().strip()).startsWith("sluice replay:").contains("absent.csv: no such file");
     }
+
+    @Test
+    void aFirstLineThatIsNeitherTheHeaderNorARequestIsAnErrorNotSkipped() throws IOException {
+        for (String first : List.of("-5,k1,1", "+5,k1,1", "x5,k1,1")) {
+            CliRun run = replay(write("c.yaml", FREE_PLAN), trace(List.of(first, "10,k1,1")), "2026-11-30T18:00:00Z");
+            assertThat(run.exitCode()).as(first).isEqualTo(2);
+            assertThat(run.err()).as(first).contains(":1: t_ms: must be a non-negative whole number");
+        }
+    }
+
+    @Test
+    void aByteOrderMarkBeforeTheFirstRequestIsIgnored() throws IOException {
+        Path trace = Files.writeString(dir.resolve("bom.csv"), "\uFEFF0,k1,1\n10,k1,1\n");
+        CliRun run = replay(write("c.yaml", FREE_PLAN), trace, "2026-11-30T18:00:00Z");
+        assertThat(run.exitCode()).isZero();
+        assertThat(run.outLines()).hasSize(2);
+    }
+
+    @Test
+    void timesBeyondAHundredYearsAreRefusedWithTheLineNumberInsteadOfOverflowing() throws IOException {
+        CliRun run = replay(write("c.yaml", FREE_PLAN), trace(List.of("0,k1,1", "9223372036855,k1,1")), "2026-11-30T18:00:00Z");
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains(":2: t_ms: must be at most").doesNotContain("Exception");
+    }
+
+    @Test
+    void startOutsideTheLimitersCalendarIsRefused() throws IOException {
+        for (String start : List.of("1969-12-31T18:00:00Z", "+1000000000-12-31T23:59:58Z")) {
+            CliRun run = replay(write("c.yaml", FREE_PLAN), trace(List.of("5000,k1,1")), start);
+            assertThat(run.exitCode()).as(start).isEqualTo(2);
+            assertThat(run.err()).as(start).contains("--start: must be between 1970-01-01T00:00:00Z and");
+        }
+    }
+
+    @Test
+    void aConfigurationWithoutKeysIsRefused() throws IOException {
+        Path config = write("nokeys.yaml", FREE_PLAN.substring(0, FREE_PLAN.indexOf("keys:")));
+        CliRun run = replay(config, trace(List.of("0,k1,1")), "2026-11-30T18:00:00Z");
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("no API keys configured");
+    }
+
+    @Test
+    void aMisspelledKeysSectionIsNamedWithItsLine() throws IOException {
+        Path config = write("typo.yaml", FREE_PLAN.replace("keys:", "kyes:"));
+        CliRun run = replay(config, trace(List.of("0,k1,1")), "2026-11-30T18:00:00Z");
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("typo.yaml:").contains("unknown section \"kyes\"; did you mean \"keys\"?");
+    }
+
+    @Test
+    void aBadPolicyNameIsReportedAtTheNameField() throws IOException {
+        Path config = write("name.yaml", FREE_PLAN.replace("name: burst", "name: \"b\u00fcrst\""));
+        CliRun run = replay(config, trace(List.of("0,k1,1")), "2026-11-30T18:00:00Z");
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("plans.free.policies[0].name: must be printable ASCII");
+    }
 }

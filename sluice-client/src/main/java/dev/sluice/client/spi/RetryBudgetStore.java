@@ -9,6 +9,16 @@ package dev.sluice.client.spi;
  */
 public interface RetryBudgetStore {
 
+    /**
+     * The in-process budget a client uses by default. Give one instance to several
+     * {@code ClientCore}s and their retries share one budget (SPEC §4.8).
+     *
+     * @param config ratio, window and floor of the budget
+     */
+    static RetryBudgetStore inMemory(dev.sluice.client.RetryBudgetConfig config) {
+        return new dev.sluice.client.internal.retry.InMemoryRetryBudget(config);
+    }
+
     /** Counts one call (its first attempt) in the window. */
     void recordRequest(long nowNanos);
 

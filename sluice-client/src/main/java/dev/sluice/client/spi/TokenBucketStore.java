@@ -15,6 +15,17 @@ package dev.sluice.client.spi;
 public interface TokenBucketStore {
 
     /**
+     * The in-process bucket a client uses by default: unlimited until a pacer configures it. Give
+     * one instance to several {@code ClientCore}s of one process (or of a simulated fleet) and they
+     * share one bucket, as SPEC §4.8 asks of processes under one provider limit.
+     *
+     * @param nowNanos the current reading of the monotonic clock the cores use
+     */
+    static TokenBucketStore inMemory(long nowNanos) {
+        return dev.sluice.client.internal.pacing.InMemoryTokenBucket.unlimited(nowNanos);
+    }
+
+    /**
      * Takes {@code cost} tokens if they are there.
      *
      * @param cost tokens to take, {@code > 0}

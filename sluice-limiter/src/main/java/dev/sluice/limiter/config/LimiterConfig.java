@@ -55,6 +55,8 @@ public final class LimiterConfig {
     private static final Set<String> POLICY_FIELDS =
             new LinkedHashSet<>(List.of("name", "kind", "q", "w", "window", "anchor-day", "unit", "pk"));
     private static final Set<String> PLAN_FIELDS = Set.of("policies");
+    /** The top-level sections this reader owns. */
+    public static final Set<String> OWN_SECTIONS = Set.of("plans", "keys", "key-file");
     private static final Set<String> BINDING_FIELDS = new LinkedHashSet<>(List.of("plan", "renewal-day"));
 
     private final Map<String, Plan> plans;
@@ -91,6 +93,7 @@ public final class LimiterConfig {
         if (!root.expectMapping(problems, "the configuration document")) {
             return new LimiterConfig(plans, keys);
         }
+        rejectMisspelledSections(root, problems);
         Optional<ConfigNode> plansNode = root.get("plans");
         if (plansNode.isEmpty()) {
             problems.add(root, "plans: required (at least one plan)");
@@ -118,6 +121,45 @@ public final class LimiterConfig {
             }
         }));
         return new LimiterConfig(plans, keys);
+    }
+
+    /**
+     * Other readers own the other top-level sections, so unknown names are not errors here; but a
+     * name one or two edits away from this reader's own ({@code kyes}, {@code plan}, {@code keyfile})
+     * is a typo that would otherwise silently leave every key unknown.
+     */
+    private static void rejectMisspelledSections(ConfigNode root, ConfigProblems problems) {
+        for (Map.Entry<String, ConfigNode> section : root.fields().entrySet()) {
+            String name = section.getKey();
+            if (OWN_SECTIONS.contains(name)) {
+                continue;
+            }
+            for (String own : OWN_SECTIONS) {
+                if (editDistance(name, own) <= 2 && !root.fields().containsKey(own)) {
+                    problems.add(section.getValue(), "unknown section \"" + name + "\"; did you mean \"" + own + "\"?");
+                    break;
+                }
+            }
+        }
+    }
+
+    private static int editDistance(String a, String b) {
+        int[] prev = new int[b.length() + 1];
+        int[] cur = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            prev[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            cur[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int substitute = prev[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+                cur[j] = Math.min(substitute, Math.min(prev[j] + 1, cur[j - 1] + 1));
+            }
+            int[] t = prev;
+            prev = cur;
+            cur = t;
+        }
+        return prev[b.length()];
     }
 
     /** The plans by name, in file order. */
@@ -181,6 +223,23 @@ public final class LimiterConfig {
         }
     }
 
+    /**
+     * Reports a policy constructor's error at the field its message names ({@code "name: must be
+     * printable ASCII"} goes to {@code name}); at the policy itself when the field is not written.
+     */
+    private static void addToNamedField(ConfigNode policy, IllegalArgumentException e, ConfigProblems problems) {
+        String message = e.getMessage();
+        int colon = message.indexOf(": ");
+        if (colon > 0) {
+            Optional<ConfigNode> field = policy.get(message.substring(0, colon));
+            if (field.isPresent()) {
+                problems.add(field.get(), message.substring(colon + 2));
+                return;
+            }
+        }
+        problems.add(policy, message);
+    }
+
     private static Optional<Policy> readPolicy(ConfigNode node, ConfigProblems problems) {
         if (!node.expectMapping(problems, "a policy")) {
             return Optional.empty();
@@ -210,7 +269,7 @@ public final class LimiterConfig {
                 try {
                     policy = new BurstPolicy(name.get(), q.getAsLong(), w.getAsLong(), unit, pk);
                 } catch (IllegalArgumentException e) {
-                    problems.add(node.get("q").orElseThrow(), e.getMessage());
+                    addToNamedField(node, e, problems);
                 }
             }
         } else {
@@ -229,7 +288,7 @@ public final class LimiterConfig {
                 try {
                     policy = new QuotaPolicy(name.get(), q.getAsLong(), window.get(), unit, pk);
                 } catch (IllegalArgumentException e) {
-                    problems.add(node, e.getMessage());
+                    addToNamedField(node, e, problems);
                 }
             }
         }

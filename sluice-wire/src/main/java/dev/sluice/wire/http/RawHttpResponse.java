@@ -9,7 +9,9 @@ import java.util.Locale;
  * header field lines, an empty line and an optional body (RFC 9112 §2.1). Used by
  * {@code sluice explain} and by tests that replay captures.
  *
- * <p>Lenient where captures are sloppy: line ends may be CRLF or bare LF; the protocol may be
+ * <p>Lenient where captures are sloppy: line ends may be CRLF, bare LF or bare CR, and a UTF-8
+ * byte-order mark may lead; interim 1xx responses before the final one (as {@code curl -i} prints
+ * them) are skipped; the protocol may be
  * {@code HTTP/1.0}, {@code HTTP/1.1}, {@code HTTP/2} or {@code HTTP/3}; the reason phrase may be
  * missing; obsolete line folding (RFC 9112 §5.2) is joined with one space; a chunked body is
  * de-chunked. Strict where guessing would mislead: no status line, a status outside 100..599, or a
@@ -29,29 +31,43 @@ public final class RawHttpResponse {
      *     the line
      */
     public static ResponseView parse(byte[] raw) {
-        String text = new String(raw, StandardCharsets.UTF_8);
-        int headEnd = text.indexOf("\r\n\r\n");
-        int bodyStart = headEnd < 0 ? -1 : headEnd + 4;
-        int lfEnd = text.indexOf("\n\n");
-        if (lfEnd >= 0 && (headEnd < 0 || lfEnd < headEnd)) {
-            headEnd = lfEnd;
-            bodyStart = lfEnd + 2;
+        String text = normaliseLineEnds(new String(raw, StandardCharsets.UTF_8));
+        int skippedLines = 0;
+        // interim 1xx responses (100 Continue, 103 Early Hints; RFC 9110 §15.2) precede the final one,
+        // as `curl -i` prints them: read the final response
+        for (;;) {
+            int start = firstNonBlankLine(text);
+            int lineEnd = text.indexOf('\n', start);
+            String statusLine = lineEnd < 0 ? text.substring(start) : text.substring(start, lineEnd);
+            int blank = text.indexOf("\n\n", start);
+            if (blank < 0 || !isInterim(statusLine)) {
+                break;
+            }
+            skippedLines += (int) text.substring(0, blank + 2).chars().filter(c -> c == '\n').count();
+            text = text.substring(blank + 2);
         }
+        return parseFinal(text, skippedLines);
+    }
+
+    private static ResponseView parseFinal(String text, int lineOffset) {
+        int first = firstNonBlankLine(text); // tolerate blank lines before the status line (RFC 9112 §2.2)
+        int blankLinesBefore = (int) text.substring(0, first).chars().filter(c -> c == '\n').count();
+        text = text.substring(first);
+        lineOffset += blankLinesBefore;
+        int headEnd = text.indexOf("\n\n");
+        int bodyStart = headEnd < 0 ? -1 : headEnd + 2;
         String head = headEnd < 0 ? text : text.substring(0, headEnd);
-        String[] lines = head.split("\r?\n", -1);
-        int first = 0;
-        while (first < lines.length && lines[first].isBlank()) {
-            first++; // tolerate blank lines before the status line (RFC 9112 §2.2)
+        String[] lines = head.split("\n", -1);
+        if (text.isBlank()) {
+            throw new MalformedResponseException("line " + (lineOffset + 1)
+                    + ": no status line (the input is empty), expected one like \"HTTP/1.1 429 Too Many Requests\"");
         }
-        if (first == lines.length) {
-            throw new MalformedResponseException("line 1: empty input, expected a status line like \"HTTP/1.1 429 Too Many Requests\"");
-        }
-        int status = statusCode(lines[first], first + 1);
+        int status = statusCode(lines[0], lineOffset + 1);
 
         HttpFields.Builder fields = HttpFields.builder();
         String name = null;
         StringBuilder value = null;
-        for (int i = first + 1; i < lines.length; i++) {
+        for (int i = 1; i < lines.length; i++) {
             String line = lines[i];
             if (line.isEmpty()) {
                 continue;
@@ -62,7 +78,7 @@ public final class RawHttpResponse {
             }
             int colon = line.indexOf(':');
             if (colon <= 0) {
-                throw new MalformedResponseException("line " + (i + 1) + ": expected \"Name: value\", found \"" + abbreviate(line) + "\"");
+                throw new MalformedResponseException("line " + (lineOffset + i + 1) + ": expected \"Name: value\", found \"" + abbreviate(line) + "\"");
             }
             if (name != null) {
                 fields.add(name, value.toString());
@@ -87,6 +103,37 @@ public final class RawHttpResponse {
             }
         }
         return new ResponseView(status, headers, body);
+    }
+
+    /**
+     * CRLF and bare CR (old Mac captures) become LF, and a leading UTF-8 byte-order mark goes: the
+     * reader then sees one kind of line end. Header field values cannot contain CR or LF (RFC 9110
+     * §5.5), so no header meaning is lost; a body is read as text, with its line ends as LF.
+     */
+    private static String normaliseLineEnds(String text) {
+        if (!text.isEmpty() && text.charAt(0) == '\uFEFF') {
+            text = text.substring(1);
+        }
+        return text.indexOf('\r') < 0 ? text : text.replace("\r\n", "\n").replace('\r', '\n');
+    }
+
+    private static int firstNonBlankLine(String text) {
+        int pos = 0;
+        while (pos < text.length()) {
+            int end = text.indexOf('\n', pos);
+            String line = end < 0 ? text.substring(pos) : text.substring(pos, end);
+            if (!line.isBlank() || end < 0) {
+                return line.isBlank() ? text.length() : pos;
+            }
+            pos = end + 1;
+        }
+        return pos;
+    }
+
+    private static boolean isInterim(String statusLine) {
+        String[] parts = statusLine.strip().split(" +", 3);
+        return parts.length >= 2 && parts[0].startsWith("HTTP/") && parts[1].length() == 3
+                && parts[1].charAt(0) == '1' && !parts[1].equals("101");
     }
 
     private static int statusCode(String statusLine, int lineNo) {

@@ -62,4 +62,33 @@ class RawHttpResponseTest {
         assertThatThrownBy(() -> parse(""))
                 .isInstanceOf(MalformedResponseException.class);
     }
+
+    @Test
+    void readsTheFinalResponseAfterInterimOnes() {
+        // what `curl -i` prints for a POST with a large body (RFC 9110 §15.2: 1xx are interim)
+        ResponseView r = parse("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n"
+                + "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 3\r\n\r\n");
+        assertThat(r.status()).isEqualTo(429);
+        assertThat(r.headers().first("Retry-After")).contains("3");
+        assertThat(r.headers().contains("Link")).isFalse();
+    }
+
+    @Test
+    void toleratesAByteOrderMarkAndBareCarriageReturns() {
+        ResponseView bom = parse("\uFEFFHTTP/1.1 429 Too Many Requests\r\nRetry-After: 3\r\n\r\n");
+        assertThat(bom.status()).isEqualTo(429);
+        ResponseView cr = parse("HTTP/1.1 429 Too Many Requests\rRetry-After: 3\rRateLimit: \"b\";r=0;t=3\r\r");
+        assertThat(cr.headers().first("retry-after")).contains("3");
+        assertThat(cr.headers().first("ratelimit")).contains("\"b\";r=0;t=3");
+    }
+
+    @Test
+    void errorLineNumbersCountTheBlankLinesBeforeTheStatusLine() {
+        assertThatThrownBy(() -> parse("\n\nnot a status line\n\n"))
+                .isInstanceOf(MalformedResponseException.class)
+                .hasMessageStartingWith("line 3: expected a status line");
+        assertThatThrownBy(() -> parse("\n \n"))
+                .isInstanceOf(MalformedResponseException.class)
+                .hasMessageContaining("no status line");
+    }
 }

@@ -1,0 +1,105 @@
+package dev.sluice.cli.edge;
+
+import dev.sluice.edge.EdgeConfig;
+import dev.sluice.edge.EdgeOptions;
+import dev.sluice.edge.EdgeServer;
+import dev.sluice.limiter.config.ConfigException;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code sluice edge --config FILE}: runs the edge (SPEC §3) until the process is stopped (or the
+ * command's thread interrupted). The configuration is re-read when its file changes and on
+ * {@code SIGHUP}; a broken file is refused with its errors logged and the running configuration kept
+ * (SPEC §3.13a).
+ */
+@Command(name = "edge", mixinStandardHelpOptions = true,
+        description = {"Runs the rate-limiting edge in front of one upstream API (HTTP/1.1 and h2c on one port).",
+                "Reloads the configuration when the file changes or on SIGHUP; a broken file is refused."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:stopped", "1:could not start (port in use, transport missing)",
+                "2:unreadable or invalid configuration (each problem names file, line and field)"})
+public final class EdgeCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--config", required = true, paramLabel = "FILE", description = "the YAML configuration")
+    Path config;
+
+    @Option(names = "--port", paramLabel = "PORT", description = "override listen's port (0: any free port)")
+    Integer port;
+
+    @Option(names = "--admin-port", paramLabel = "PORT", description = "override admin's port (metrics)")
+    Integer adminPort;
+
+    @Option(names = "--upstream", paramLabel = "URL", description = "override upstream.url (http://host:port)")
+    URI upstream;
+
+    @Option(names = "--no-watch", description = "do not reload when the file changes (SIGHUP still does)")
+    boolean noWatch;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        if (!Files.isReadable(config)) {
+            err.println("sluice edge: cannot read " + config);
+            return 2;
+        }
+        EdgeConfig c;
+        try {
+            c = EdgeConfig.load(config);
+            if (port != null) {
+                c = c.withListenPort(port);
+            }
+            if (adminPort != null) {
+                c = c.withAdminPort(adminPort);
+            }
+            if (upstream != null) {
+                c = c.withUpstreamUrl(upstream);
+            }
+        } catch (ConfigException e) {
+            err.println("sluice edge: " + config + " has errors:");
+            err.println(e.getMessage());
+            return 2;
+        } catch (IllegalArgumentException e) {
+            err.println("sluice edge: " + e.getMessage());
+            return 2;
+        }
+        EdgeServer edge;
+        try {
+            edge = EdgeServer.start(c, EdgeOptions.defaults().withWatchConfig(!noWatch));
+        } catch (IllegalStateException e) {
+            err.println("sluice edge: " + e.getMessage());
+            return 1;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Thread hook = new Thread(() -> {
+            edge.close();
+            stopped.countDown();
+        }, "sluice-edge-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        Hangup.install(edge::reloadFromSourceLogged);
+        out.println("sluice edge: listening on " + edge.address() + " (" + edge.transport() + "), metrics on "
+                + (edge.adminPort() < 0 ? "off" : c.admin().orElseThrow().host() + ":" + edge.adminPort() + "/metrics")
+                + ", upstream " + c.upstream().url());
+        out.flush();
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Runtime.getRuntime().removeShutdownHook(hook);
+            edge.close();
+            Thread.currentThread().interrupt();
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,71 @@
+package dev.sluice.cli.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.cli.CliRun;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class DemoCommandTest {
+
+    @Test
+    void aShortRunPrintsTheTableAndWritesTheReportItNames(@TempDir Path dir) throws Exception {
+        Path report = dir.resolve("out/demo-report.html");
+
+        // the default --config, examples/shiplane.yaml, is found from the module's folder too
+        CliRun run = CliRun.of("demo", "--clients", "10", "--duration", "2", "--no-blip", "--report", report.toString());
+
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out()).contains("10 clients for 2 s", "no blip", "   s   offered  admitted",
+                "report: " + report.toAbsolutePath());
+        assertThat(run.outLines().stream().filter(l -> l.matches("^\\s+[01]\\s+\\d+.*"))).hasSize(2);
+        assertThat(Files.readString(report)).contains("<svg id=\"chart-traffic\"", "data-second=\"1\"");
+    }
+
+    @Test
+    void badOptionsAreRefusedWithExitCode2AndOneLine() {
+        CliRun clients = CliRun.of("demo", "--clients", "0");
+        assertThat(clients.exitCode()).isEqualTo(2);
+        assertThat(clients.err().strip()).isEqualTo("sluice demo: --clients must be 1..5000, was 0");
+
+        CliRun blip = CliRun.of("demo", "--duration", "10", "--blip-at", "10");
+        assertThat(blip.exitCode()).isEqualTo(2);
+        assertThat(blip.err()).contains("--blip-at must be within the run (0..9 seconds), was 10");
+
+        CliRun client = CliRun.of("demo", "--client", "curl");
+        assertThat(client.exitCode()).isEqualTo(2);
+        assertThat(client.err()).contains("--client must be sdk or plain, was curl");
+    }
+
+    @Test
+    void aMissingConfigurationIsNamed(@TempDir Path dir) {
+        CliRun run = CliRun.of("demo", "--config", dir.resolve("nope.yaml").toString());
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("sluice demo: cannot read " + dir.resolve("nope.yaml"));
+    }
+
+    @Test
+    void anInvalidConfigurationListsItsProblems(@TempDir Path dir) throws Exception {
+        Path bad = dir.resolve("bad.yaml");
+        Files.writeString(bad, "plans:\n  free:\n    policies:\n      - { name: burst, kind: burst, q: -1, w: 2 }\n");
+
+        CliRun run = CliRun.of("demo", "--config", bad.toString(), "--duration", "1");
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).startsWith("sluice demo: invalid configuration:").contains("bad.yaml:4");
+    }
+
+    @Test
+    void aConfigurationWithoutTheDemosPlansIsRefusedByName(@TempDir Path dir) throws Exception {
+        Path other = dir.resolve("other.yaml");
+        Files.writeString(other, "plans:\n  basic:\n    policies:\n      - { name: burst, kind: burst, q: 20, w: 2 }\n");
+
+        CliRun run = CliRun.of("demo", "--config", other.toString(), "--duration", "1");
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("the demo needs plans named \"free\" and \"pro\"; found [basic]");
+    }
+}

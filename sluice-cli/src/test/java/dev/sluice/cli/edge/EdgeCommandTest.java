@@ -1,0 +1,75 @@
+package dev.sluice.cli.edge;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.cli.CliRun;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class EdgeCommandTest {
+
+    @Test
+    void anInvalidConfigurationExits2WithEveryProblemLocated(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("edge.yaml");
+        Files.writeString(file, """
+                plans:
+                  free:
+                    policies:
+                      - { name: burst, kind: burst, q: 0, w: 2 }
+                routes:
+                  - { method: GET, path: nope }
+                """);
+        CliRun run = CliRun.of("edge", "--config", file.toString());
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains(file + ":4: plans.free.policies[0].q: must be > 0, was 0")
+                .contains(file + ":6: routes[0].path: must start with /, was \"nope\"")
+                .doesNotContain("Exception");
+    }
+
+    @Test
+    void theShippedShiplaneConfigurationRunsAndServesTheUsageEndpoint() throws Exception {
+        Path shiplane = Path.of(System.getProperty("sluice.testdata")).getParent().resolve("examples/shiplane.yaml");
+        java.io.StringWriter out = new java.io.StringWriter();
+        java.io.PrintWriter pw = new java.io.PrintWriter(out, true);
+        Thread t = new Thread(() -> dev.sluice.cli.Main.newCommandLine().setOut(pw).setErr(pw)
+                .execute("edge", "--config", shiplane.toString(), "--port", "0", "--admin-port", "0", "--no-watch"));
+        t.start();
+        try {
+            Pattern listening = Pattern.compile("listening on /[^ ]*:(\\d+) ");
+            Matcher m = null;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (System.nanoTime() - deadline < 0) {
+                m = listening.matcher(out.toString());
+                if (m.find()) {
+                    break;
+                }
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20)); // bounded wait for the start-up line
+            }
+            assertThat(m).isNotNull();
+            assertThat(m.find(0)).as(out.toString()).isTrue();
+            HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + m.group(1) + "/v1/usage"))
+                    .header("Authorization", "Bearer sk_test_free_1").timeout(Duration.ofSeconds(10)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(r.headers().firstValue("RateLimit-Policy"))
+                    .hasValue("\"burst\";q=20;w=2, \"daily\";q=10000;w=86400");
+        } finally {
+            t.interrupt();
+            t.join(10_000);
+        }
+        assertThat(t.isAlive()).isFalse();
+    }
+}

@@ -1,0 +1,270 @@
+package dev.sluice.edge;
+
+import dev.sluice.edge.config.AdminConfig;
+import dev.sluice.edge.config.EdgeConfigReader;
+import dev.sluice.edge.config.ListenConfig;
+import dev.sluice.edge.config.ProblemConfig;
+import dev.sluice.edge.config.UpstreamConfig;
+import dev.sluice.edge.decision.BearerCredential;
+import dev.sluice.edge.route.RouteTable;
+import dev.sluice.limiter.BurstPolicy;
+import dev.sluice.limiter.Plan;
+import dev.sluice.limiter.config.ConfigException;
+import dev.sluice.limiter.config.ConfigNode;
+import dev.sluice.limiter.config.ConfigProblems;
+import dev.sluice.limiter.config.KeyBinding;
+import java.io.StringReader;
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The edge's whole configuration: one YAML file (DESIGN.md "Configuration"), validated at load with
+ * every error naming the file, line and field ({@code shiplane.yaml:12: routes[1].cost: must be
+ * >= 0, was -1}).
+ *
+ * <pre>{@code
+ * listen: 0.0.0.0:8080                 # ListenConfig (default 0.0.0.0:8080)
+ * admin: 127.0.0.1:9090                # AdminConfig: GET /metrics; "off" to disable
+ * upstream: { url: http://127.0.0.1:8081, connect-timeout: 2s, response-timeout: 30s, pool-size: 64 }
+ * store: memory                        # the only store of this build
+ * problem: { base-uri: https://docs.shiplane.example }
+ * soft-limit: { threshold-percent: 80 }  # RateLimit-Warning and one quota.warning per window (SPEC §3.8)
+ * anonymous: { plan: per-ip }          # plan of anonymous routes, per client IP; default 5 per minute
+ * plans: ...                           # as LimiterConfig
+ * keys: ...                            # as LimiterConfig (or key-file)
+ * key-overrides:                       # per-key changes to a plan's policies (SPEC §3.13a)
+ *   sk_live_big: { daily: { q: 50000 } }
+ * routes:                              # first match wins; unmatched requests: * /** cost 1
+ *   - { method: POST, path: /v1/labels, criticality: CRITICAL, idempotency-required: true }
+ *   - { method: POST, path: "/v1/labels:batch", cost: 10 }
+ *   - { method: GET, path: /v1/quotes, criticality: SHEDDABLE, dry-run: true }
+ *   - { method: POST, path: /v1/login, anonymous: true }
+ *   - { method: GET, path: /v1/usage, handler: usage }
+ * }</pre>
+ *
+ * <p>Only {@code plans} (with at least one plan) is required; everything else has a default, and
+ * without {@code routes} the edge serves {@code GET /v1/usage} itself and proxies everything else at
+ * cost 1. See {@link EdgeConfigReader} for every field.
+ *
+ * <p>Immutable and thread-safe. The {@code with…} methods return a copy with one section replaced
+ * (the CLI's {@code --port} flags, tests binding port 0).
+ */
+public final class EdgeConfig {
+
+    /** Where limiter state lives. */
+    public enum StoreKind {
+        /** This process's memory ({@link dev.sluice.limiter.memory.InMemoryLimiterStore}). */
+        MEMORY
+    }
+
+    /** The built-in plan of anonymous routes: 5 requests per minute per client IP (SPEC §3.7). */
+    public static final Plan DEFAULT_ANONYMOUS_PLAN =
+            Plan.of("anonymous", BurstPolicy.of("per-ip", 5, 60));
+
+    /** The default soft-limit threshold, percent of a quota policy (SPEC §3.8). */
+    public static final int DEFAULT_SOFT_LIMIT_PERCENT = 80;
+
+    private final ListenConfig listen;
+    private final Optional<AdminConfig> admin;
+    private final UpstreamConfig upstream;
+    private final StoreKind store;
+    private final ProblemConfig problem;
+    private final int softLimitPercent;
+    private final Plan anonymousPlan;
+    private final Map<String, Plan> plans;
+    private final Map<String, KeyBinding> keys;
+    private final RouteTable routes;
+    private final Optional<Path> source;
+    private final List<Path> files;
+
+    /**
+     * Assembles a configuration from its parts (the reader does this; tests may too).
+     *
+     * @param plans the plans by name
+     * @param keys the effective binding of every API key (per-key overrides applied)
+     * @param files the files the configuration was read from (watched for reload)
+     */
+    public EdgeConfig(ListenConfig listen, Optional<AdminConfig> admin, UpstreamConfig upstream, StoreKind store,
+            ProblemConfig problem, int softLimitPercent, Plan anonymousPlan, Map<String, Plan> plans,
+            Map<String, KeyBinding> keys, RouteTable routes, Optional<Path> source, List<Path> files) {
+        this.listen = Objects.requireNonNull(listen, "listen");
+        this.admin = Objects.requireNonNull(admin, "admin");
+        this.upstream = Objects.requireNonNull(upstream, "upstream");
+        this.store = Objects.requireNonNull(store, "store");
+        this.problem = Objects.requireNonNull(problem, "problem");
+        if (softLimitPercent < 1 || softLimitPercent > 100) {
+            throw new IllegalArgumentException("soft-limit.threshold-percent: must be in 1..100, was "
+                    + softLimitPercent);
+        }
+        this.softLimitPercent = softLimitPercent;
+        this.anonymousPlan = Objects.requireNonNull(anonymousPlan, "anonymousPlan");
+        this.plans = Collections.unmodifiableMap(new LinkedHashMap<>(plans));
+        this.keys = Collections.unmodifiableMap(new LinkedHashMap<>(keys));
+        this.routes = Objects.requireNonNull(routes, "routes");
+        this.source = Objects.requireNonNull(source, "source");
+        this.files = List.copyOf(files);
+    }
+
+    /**
+     * Reads and validates a configuration file.
+     *
+     * @throws ConfigException with every problem found (file, line, field), when the file cannot be
+     *     read, is not YAML, or is not a valid configuration
+     */
+    public static EdgeConfig load(Path file) {
+        ConfigNode root = ConfigNode.parse(file);
+        ConfigProblems problems = new ConfigProblems();
+        EdgeConfig config = EdgeConfigReader.read(root, problems, Optional.of(file));
+        problems.throwIfAny();
+        return config;
+    }
+
+    /**
+     * Reads and validates configuration text; {@code sourceName} names it in problems.
+     *
+     * @throws ConfigException with every problem found
+     */
+    public static EdgeConfig parse(String sourceName, String yaml) {
+        ConfigNode root = ConfigNode.parse(sourceName, null, new StringReader(yaml));
+        ConfigProblems problems = new ConfigProblems();
+        EdgeConfig config = EdgeConfigReader.read(root, problems, Optional.empty());
+        problems.throwIfAny();
+        return config;
+    }
+
+    public ListenConfig listen() {
+        return listen;
+    }
+
+    /** The admin (metrics) endpoint; empty when disabled ({@code admin: off}). */
+    public Optional<AdminConfig> admin() {
+        return admin;
+    }
+
+    public UpstreamConfig upstream() {
+        return upstream;
+    }
+
+    public StoreKind store() {
+        return store;
+    }
+
+    public ProblemConfig problem() {
+        return problem;
+    }
+
+    /** The soft-limit threshold in percent of a quota policy's {@code q}, 1..100 (SPEC §3.8). */
+    public int softLimitPercent() {
+        return softLimitPercent;
+    }
+
+    /** The plan that limits each client IP on anonymous routes (SPEC §3.7). */
+    public Plan anonymousPlan() {
+        return anonymousPlan;
+    }
+
+    /** The plans by name, in file order. */
+    public Map<String, Plan> plans() {
+        return plans;
+    }
+
+    /** Every API key's effective binding (its plan with per-key overrides applied), in file order. */
+    public Map<String, KeyBinding> keys() {
+        return keys;
+    }
+
+    /** The binding of {@code apiKey}, if the key is configured. */
+    public Optional<KeyBinding> binding(String apiKey) {
+        return Optional.ofNullable(keys.get(apiKey));
+    }
+
+    public RouteTable routes() {
+        return routes;
+    }
+
+    /** The file this configuration was loaded from; empty for text or assembled configurations. */
+    public Optional<Path> source() {
+        return source;
+    }
+
+    /** Every file it was read from (the configuration and its key file): what a reload watches. */
+    public List<Path> files() {
+        return files;
+    }
+
+    /** A copy listening on {@code port} (0: any free port). */
+    public EdgeConfig withListenPort(int port) {
+        return withListen(listen.withPort(port));
+    }
+
+    public EdgeConfig withListen(ListenConfig newListen) {
+        return new EdgeConfig(newListen, admin, upstream, store, problem, softLimitPercent, anonymousPlan, plans,
+                keys, routes, source, files);
+    }
+
+    /** A copy with the admin endpoint on {@code port} (0: any free port). */
+    public EdgeConfig withAdminPort(int port) {
+        return withAdmin(Optional.of(admin.orElse(AdminConfig.DEFAULT).withPort(port)));
+    }
+
+    /** A copy with the admin endpoint replaced; empty disables it. */
+    public EdgeConfig withAdmin(Optional<AdminConfig> newAdmin) {
+        return new EdgeConfig(listen, newAdmin, upstream, store, problem, softLimitPercent, anonymousPlan, plans,
+                keys, routes, source, files);
+    }
+
+    /**
+     * A copy proxying to {@code url} ({@code http://host:port}).
+     *
+     * @throws IllegalArgumentException unless {@code url} is {@code http://host[:port]}
+     */
+    public EdgeConfig withUpstreamUrl(URI url) {
+        return withUpstream(upstream.withUrl(url));
+    }
+
+    public EdgeConfig withUpstream(UpstreamConfig newUpstream) {
+        return new EdgeConfig(listen, admin, newUpstream, store, problem, softLimitPercent, anonymousPlan, plans,
+                keys, routes, source, files);
+    }
+
+    /**
+     * A copy with {@code apiKey} bound to the plan named {@code planName} (replacing any binding it
+     * had): the demo's generated keys, tests.
+     *
+     * @throws IllegalArgumentException when no plan has that name, or the key is not a valid bearer
+     *     token
+     */
+    public EdgeConfig withKey(String apiKey, String planName) {
+        Plan plan = plans.get(planName);
+        if (plan == null) {
+            throw new IllegalArgumentException("unknown plan \"" + planName + "\" (plans: "
+                    + String.join(", ", plans.keySet()) + ")");
+        }
+        if (!(BearerCredential.parse(List.of("Bearer " + apiKey)) instanceof BearerCredential.Token)) {
+            throw new IllegalArgumentException("apiKey: not a valid bearer token: \"" + apiKey + "\"");
+        }
+        Map<String, KeyBinding> more = new LinkedHashMap<>(keys);
+        more.put(apiKey, new KeyBinding(apiKey, plan, 0));
+        return new EdgeConfig(listen, admin, upstream, store, problem, softLimitPercent, anonymousPlan, plans,
+                more, routes, source, files);
+    }
+
+    /** A copy with another route table (tests; a reload reads the file). */
+    public EdgeConfig withRoutes(RouteTable newRoutes) {
+        return new EdgeConfig(listen, admin, upstream, store, problem, softLimitPercent, anonymousPlan, plans,
+                keys, newRoutes, source, files);
+    }
+
+    @Override
+    public String toString() {
+        return "EdgeConfig[" + source.map(Path::toString).orElse("(text)") + ", listen " + listen.host() + ":"
+                + listen.port() + ", upstream " + upstream.url() + ", " + plans.size() + " plans, " + keys.size()
+                + " keys, " + routes.routes().size() + " routes]";
+    }
+}

@@ -1,0 +1,287 @@
+package dev.sluice.edge;
+
+import dev.sluice.edge.config.AdminConfig;
+import dev.sluice.edge.decision.EdgeDecider;
+import dev.sluice.edge.decision.EdgeRules;
+import dev.sluice.edge.internal.ConfigWatcher;
+import dev.sluice.edge.internal.EdgeContext;
+import dev.sluice.edge.internal.ServerInitializers;
+import dev.sluice.edge.internal.Transports;
+import dev.sluice.edge.internal.UpstreamPool;
+import dev.sluice.edge.metrics.EdgeMetrics;
+import dev.sluice.edge.softlimit.SoftLimitNotifier;
+import dev.sluice.limiter.config.ConfigException;
+import dev.sluice.limiter.memory.InMemoryLimiterStore;
+import dev.sluice.limiter.spi.LimiterStore;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running Sluice edge (SPEC §3): an HTTP/1.1 and h2c (prior knowledge) reverse proxy on one port
+ * that decides per API key from the request head, before any body byte is read, and answers with
+ * {@code RateLimit-Policy} / {@code RateLimit} on every response to a key, RFC 9457 problems on
+ * rejections, and {@code GET /v1/usage} from limiter state; plus an admin port with Prometheus
+ * metrics.
+ *
+ * <pre>{@code
+ * EdgeConfig config = EdgeConfig.load(Path.of("examples/shiplane.yaml"))
+ *         .withListenPort(0)                                   // any free port
+ *         .withUpstreamUrl(URI.create("http://127.0.0.1:8081"));
+ * try (EdgeServer edge = EdgeServer.start(config)) {
+ *     System.out.println("edge on :" + edge.port() + ", metrics on :" + edge.adminPort());
+ *     ...
+ * }
+ * }</pre>
+ *
+ * <p><b>Reload</b> (SPEC §3.13a): {@link #reload(EdgeConfig)} or {@link #reloadFromSource()} swap
+ * plans, keys, overrides, routes, problem types, soft limit and the anonymous plan at once; requests
+ * in progress finish under the rules they started with. {@code listen}, {@code admin} and
+ * {@code upstream} are fixed at start (a change is logged and ignored). An invalid file is refused
+ * with {@link ConfigException} and the running configuration stays. With
+ * {@link EdgeOptions#withWatchConfig(boolean)} the file (and its key file) is watched.
+ *
+ * <p>Thread-safe. {@link #close()} stops listening, closes connections and the upstream pool, and
+ * waits (up to about two seconds) for the event loops to finish.
+ */
+public final class EdgeServer implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(EdgeServer.class);
+    private static final long QUIET_PERIOD_MILLIS = 50;
+
+    private final EventLoopGroup group;
+    private final Channel server;
+    private final Channel admin;
+    private final ChannelGroup connections;
+    private final UpstreamPool pool;
+    private final EdgeDecider decider;
+    private final LimiterStore store;
+    private final boolean ownsStore;
+    private final PrometheusMeterRegistry registry;
+    private volatile ConfigWatcher watcher;
+    private final String transport;
+    private volatile EdgeConfig config;
+    private EdgeConfig lastReloaded; // guarded by this
+
+    private EdgeServer(EventLoopGroup group, Channel server, Channel admin, ChannelGroup connections, UpstreamPool pool,
+            EdgeDecider decider, LimiterStore store, boolean ownsStore, PrometheusMeterRegistry registry,
+            String transport, EdgeConfig config) {
+        this.group = group;
+        this.server = server;
+        this.admin = admin;
+        this.connections = connections;
+        this.pool = pool;
+        this.decider = decider;
+        this.store = store;
+        this.ownsStore = ownsStore;
+        this.registry = registry;
+        this.transport = transport;
+        this.config = config;
+    }
+
+    /** Starts an edge with {@link EdgeOptions#defaults()}. */
+    public static EdgeServer start(EdgeConfig config) {
+        return start(config, EdgeOptions.defaults());
+    }
+
+    /**
+     * Binds the public (and admin) port and returns once the edge accepts connections.
+     *
+     * @throws IllegalStateException when a port cannot be bound or the transport cannot load; nothing
+     *     is left running then
+     */
+    public static EdgeServer start(EdgeConfig config, EdgeOptions options) {
+        Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(options, "options");
+        Transports transports = Transports.select(config.listen().transport());
+        int threads = config.listen().ioThreads() > 0 ? config.listen().ioThreads()
+                : Runtime.getRuntime().availableProcessors();
+        LimiterStore store = options.store().orElseGet(() -> new InMemoryLimiterStore(options.time()));
+        boolean ownsStore = options.store().isEmpty();
+        PrometheusMeterRegistry registry = options.registry()
+                .orElseGet(() -> new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+        // resolved here, once, so no DNS lookup ever runs on an event loop
+        InetSocketAddress upstreamAddress = new InetSocketAddress(config.upstream().host(), config.upstream().port());
+        if (upstreamAddress.isUnresolved()) {
+            LOG.warn("upstream host {} does not resolve; requests will get 502", config.upstream().host());
+        }
+        EventLoopGroup group = transports.newGroup(threads, "sluice-edge");
+        ChannelGroup connections = new DefaultChannelGroup("sluice-edge", group.next());
+        UpstreamPool pool = null;
+        try {
+            pool = new UpstreamPool(group, transports, config.upstream(), upstreamAddress, threads);
+            EdgeDecider decider = new EdgeDecider(new EdgeRules(config), store, options.time(), options.stages());
+            EdgeContext context = new EdgeContext(decider, pool, new EdgeMetrics(registry),
+                    new SoftLimitNotifier(options.quotaWarningSink()), options.time(), config.listen());
+            Channel server = bind(new ServerBootstrap().group(group).channel(transports.serverChannel())
+                    .option(ChannelOption.SO_BACKLOG, 1024)
+                    .option(ChannelOption.SO_REUSEADDR, true)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childHandler(ServerInitializers.edge(context, connections)),
+                    config.listen().host(), config.listen().port(), "listen");
+            Channel admin = null;
+            if (config.admin().isPresent()) {
+                AdminConfig a = config.admin().get();
+                try {
+                    admin = bind(new ServerBootstrap().group(group).channel(transports.serverChannel())
+                            .option(ChannelOption.SO_REUSEADDR, true)
+                            .childHandler(ServerInitializers.admin(registry, connections)), a.host(), a.port(),
+                            "admin");
+                } catch (RuntimeException e) {
+                    server.close().syncUninterruptibly();
+                    throw e;
+                }
+            }
+            EdgeServer edge = new EdgeServer(group, server, admin, connections, pool, decider, store, ownsStore,
+                    registry, transports.name(), config);
+            if (options.watchConfig() && config.source().isPresent()) {
+                edge.watcher = ConfigWatcher.start(config.files(), edge::reloadQuietly);
+            }
+            LOG.info("edge listening on {} ({}, {} event loops), admin {}, upstream {}", server.localAddress(),
+                    transports.name(), threads, admin == null ? "off" : admin.localAddress(), config.upstream().url());
+            return edge;
+        } catch (RuntimeException e) {
+            if (pool != null) {
+                pool.close();
+            }
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+            if (ownsStore) {
+                store.close();
+            }
+            throw e;
+        }
+    }
+
+    private static Channel bind(ServerBootstrap b, String host, int port, String what) {
+        ChannelFuture f = b.bind(host, port).awaitUninterruptibly();
+        if (!f.isSuccess()) {
+            throw new IllegalStateException(what + ": cannot listen on " + host + ":" + port + ": "
+                    + f.cause().getMessage(), f.cause());
+        }
+        return f.channel();
+    }
+
+    /** The public port the edge listens on (the bound one when the configuration said 0). */
+    public int port() {
+        return ((InetSocketAddress) server.localAddress()).getPort();
+    }
+
+    /** The bound public address. */
+    public InetSocketAddress address() {
+        return (InetSocketAddress) server.localAddress();
+    }
+
+    /** The admin (metrics) port, or -1 when the admin endpoint is off. */
+    public int adminPort() {
+        return admin == null ? -1 : ((InetSocketAddress) admin.localAddress()).getPort();
+    }
+
+    /** The configuration in force (after reloads). */
+    public EdgeConfig config() {
+        return config;
+    }
+
+    /** The limiter store (the edge's own in-memory store unless one was passed in). */
+    public LimiterStore store() {
+        return store;
+    }
+
+    /** The registry served at {@code GET /metrics} on the admin port. */
+    public PrometheusMeterRegistry registry() {
+        return registry;
+    }
+
+    /** {@code epoll} or {@code nio}. */
+    public String transport() {
+        return transport;
+    }
+
+    /**
+     * Applies {@code next}'s plans, keys, overrides, routes, problem settings, soft limit and
+     * anonymous plan (SPEC §3.13a). Limiter state is kept: a key keeps what it has spent.
+     *
+     * @return the configuration now in force ({@code next} with the running listen, admin and upstream)
+     */
+    public synchronized EdgeConfig reload(EdgeConfig next) {
+        EdgeConfig running = config;
+        EdgeConfig previous = lastReloaded;
+        if (previous != null && (!next.listen().equals(previous.listen()) || !next.admin().equals(previous.admin())
+                || !next.upstream().equals(previous.upstream()))) {
+            LOG.warn("reload: listen, admin and upstream are fixed at start; keeping {} / {} / {} until a restart",
+                    running.listen().port(), running.admin().map(AdminConfig::port).orElse(-1),
+                    running.upstream().url());
+        }
+        lastReloaded = next;
+        EdgeConfig applied = next.withListen(running.listen()).withAdmin(running.admin())
+                .withUpstream(running.upstream());
+        decider.update(new EdgeRules(applied));
+        config = applied;
+        LOG.info("reloaded configuration: {}", applied);
+        return applied;
+    }
+
+    /**
+     * Reads the configuration file again and applies it.
+     *
+     * @throws ConfigException when the file is invalid; the running configuration stays in force
+     * @throws IllegalStateException when the configuration did not come from a file
+     */
+    public EdgeConfig reloadFromSource() {
+        Path file = config.source().orElseThrow(() -> new IllegalStateException("the configuration has no file"));
+        return reload(EdgeConfig.load(file));
+    }
+
+    /** The watcher's and SIGHUP's path: refuse a bad file with its errors logged, keep the old one. */
+    private void reloadQuietly() {
+        try {
+            reloadFromSource();
+        } catch (ConfigException e) {
+            LOG.error("configuration refused, keeping the running one:\n{}", e.getMessage());
+        } catch (RuntimeException e) {
+            LOG.error("configuration reload failed, keeping the running one: {}", e.toString());
+        }
+    }
+
+    /** Same as {@link #reloadFromSource()} but never throws: errors are logged (SIGHUP handlers). */
+    public void reloadFromSourceLogged() {
+        reloadQuietly();
+    }
+
+    @Override
+    public void close() {
+        if (watcher != null) {
+            watcher.close();
+        }
+        server.close().syncUninterruptibly();
+        if (admin != null) {
+            admin.close().syncUninterruptibly();
+        }
+        connections.close().awaitUninterruptibly(2_000);
+        pool.close();
+        // a short quiet period lets the pipelines of just-closed connections tear down (and release
+        // their buffers) on their loops instead of having those tasks rejected by a terminated loop
+        group.shutdownGracefully(QUIET_PERIOD_MILLIS, 2_000, TimeUnit.MILLISECONDS)
+                .awaitUninterruptibly(Duration.ofSeconds(5).toMillis());
+        if (ownsStore) {
+            store.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "EdgeServer[" + server.localAddress() + ", " + transport + ", " + config + "]";
+    }
+}

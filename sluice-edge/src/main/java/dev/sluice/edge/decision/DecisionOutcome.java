@@ -1,0 +1,40 @@
+package dev.sluice.edge.decision;
+
+/**
+ * How the edge's decision on one request came out: the {@code outcome} label of the decision counter
+ * (SPEC §3.13). A closed, small set, so the label's cardinality is bounded.
+ */
+public enum DecisionOutcome {
+    /** Every policy admitted the request (or an anonymous route's per-IP plan did). */
+    ALLOWED("allowed"),
+    /** A burst policy denied: 429 {@code rate_limited}. */
+    RATE_LIMITED("rate_limited"),
+    /** A quota policy denied: 429 {@code quota_exhausted}. */
+    QUOTA_EXHAUSTED("quota_exhausted"),
+    /** The cost can never fit: 400 {@code cost_exceeds_burst}. */
+    COST_EXCEEDS_BURST("cost_exceeds_burst"),
+    /** Dropped by the shedder (SPEC §3.9): 503 {@code overloaded}, not charged. Reserved for that stage. */
+    SHED("shed"),
+    /**
+     * The limiter store could not decide (a shared store past its bounded time, failing closed; SPEC
+     * §3.14): 503 {@code overloaded}, nothing charged.
+     */
+    UNAVAILABLE("unavailable"),
+    /** No usable or no known API key: 401. */
+    UNAUTHENTICATED("unauthenticated"),
+    /** A request the edge cannot decide on (bad {@code Content-Length}, missing length): 4xx. */
+    BAD_REQUEST("bad_request"),
+    /** {@code GET /v1/usage}, answered by the edge and never charged. */
+    USAGE("usage");
+
+    private final String label;
+
+    DecisionOutcome(String label) {
+        this.label = label;
+    }
+
+    /** The metrics label value: {@code allowed}, {@code rate_limited}, ... */
+    public String label() {
+        return label;
+    }
+}

@@ -1,0 +1,290 @@
+package dev.sluice.edge.decision;
+
+import dev.sluice.edge.pipeline.EdgeStage;
+import dev.sluice.edge.response.EdgeResponse;
+import dev.sluice.edge.response.Header;
+import dev.sluice.edge.response.Problems;
+import dev.sluice.edge.response.LimitFields;
+import dev.sluice.edge.response.UsageReport;
+import dev.sluice.edge.route.Route;
+import dev.sluice.edge.softlimit.QuotaWarning;
+import dev.sluice.limiter.Allowed;
+import dev.sluice.limiter.CostExceedsBurst;
+import dev.sluice.limiter.Costs;
+import dev.sluice.limiter.Decision;
+import dev.sluice.limiter.Denied;
+import dev.sluice.limiter.Plan;
+import dev.sluice.limiter.Policy;
+import dev.sluice.limiter.PolicyState;
+import dev.sluice.limiter.QuotaUnit;
+import dev.sluice.limiter.Unavailable;
+import dev.sluice.limiter.spi.LimiterStore;
+import dev.sluice.time.TimeSource;
+import dev.sluice.wire.snapshot.Outcome;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The edge's decision (SPEC §3.1–§3.8, §3.10): a function of the request head, the limiter state and
+ * the time, with no I/O of its own (DESIGN.md "Seams": the Netty code only moves bytes and calls
+ * this). It
+ * <ol>
+ *   <li>matches the route (method + path pattern);</li>
+ *   <li>identifies the caller: on an anonymous route the client IP (SPEC §3.7), otherwise the
+ *       {@code Authorization: Bearer} key — missing, malformed or unknown is a 401 and creates no
+ *       limiter state;</li>
+ *   <li>prices the request: the route cost, and {@code Content-Length} for content-bytes policies;</li>
+ *   <li>answers {@code GET /v1/usage} from {@link LimiterStore#usageAsync} without charging (§3.6);</li>
+ *   <li>runs the {@link EdgeStage}s, ending with the limiter: one
+ *       {@link LimiterStore#decideAsync} covering every policy of the plan (§3.3), turned into a 429,
+ *       a 400 {@code cost_exceeds_burst}, or a {@link Verdict.Forward} carrying the response's
+ *       rate-limit fields, the soft-limit warnings and the refund-on-503 hook (§3.9).</li>
+ * </ol>
+ * A route in dry-run never answers with a denial: it forwards with the fields the denial would have
+ * shown, and the record counts the denial (SPEC §3.13a).
+ *
+ * <p>The returned stage completes at once with the in-memory store; a network store completes it
+ * later, possibly on another thread (SPEC §3.14) — callers must not assume either. Thread-safe; the
+ * rules are swapped whole by {@link #update} on reload.
+ */
+public final class EdgeDecider {
+
+    private static final String ANONYMOUS_KEY_PREFIX = "ip ";
+
+    private volatile EdgeRules rules;
+    private final LimiterStore store;
+    private final TimeSource time;
+    private final List<EdgeStage> stages;
+
+    /**
+     * @param rules the compiled configuration
+     * @param store where limiter state lives
+     * @param time the clock of soft-limit events
+     * @param stages the stages before the limiter, in order (empty in this release; see
+     *     {@link EdgeStage})
+     */
+    public EdgeDecider(EdgeRules rules, LimiterStore store, TimeSource time, List<EdgeStage> stages) {
+        this.rules = Objects.requireNonNull(rules, "rules");
+        this.store = Objects.requireNonNull(store, "store");
+        this.time = Objects.requireNonNull(time, "time");
+        this.stages = List.copyOf(stages);
+    }
+
+    /** The rules in force. */
+    public EdgeRules rules() {
+        return rules;
+    }
+
+    /** Replaces the rules; requests already being decided keep the rules they started with. */
+    public void update(EdgeRules newRules) {
+        this.rules = Objects.requireNonNull(newRules, "newRules");
+    }
+
+    /** Decides one request from its head. Never completes exceptionally unless the store fails. */
+    public CompletionStage<Verdict> decide(RequestHead head) {
+        EdgeRules r = rules;
+        Problems problems = r.problems();
+        Route route = r.routes().match(head.method(), head.path());
+        ContentLength.Result length = ContentLength.parse(head.contentLength());
+
+        if (route.anonymous()) {
+            Plan plan = r.anonymousPlan();
+            if (length instanceof ContentLength.Invalid) {
+                return answer(problems.plain(400, "bad_request", "Bad request", "The request cannot be read."),
+                        new DecisionRecord(route.id(), plan.name(), DecisionOutcome.BAD_REQUEST, route.dryRun()));
+            }
+            Caller caller = new Caller.Anonymous(ANONYMOUS_KEY_PREFIX + route.id() + " " + head.clientAddress(), plan);
+            return chain(r, new EdgeRequest(head, route, caller, costs(route, length)), 0);
+        }
+
+        Caller.ApiKey caller;
+        switch (BearerCredential.parse(head.authorization())) {
+            case BearerCredential.Missing m -> {
+                return unauthenticated(problems, route, false,
+                        "This API needs an API key: send Authorization: Bearer <key>.");
+            }
+            case BearerCredential.Malformed m -> {
+                return unauthenticated(problems, route, true, "The Authorization field is malformed ("
+                        + m.reason() + "); send Authorization: Bearer <key>.");
+            }
+            case BearerCredential.Token t -> {
+                caller = r.key(t.value());
+                if (caller == null) {
+                    return unauthenticated(problems, route, false, "The API key is not known.");
+                }
+            }
+        }
+        String keyClass = caller.plan().name();
+        if (length instanceof ContentLength.Invalid invalid) {
+            return answerWithFields(r, caller, problems.plain(400, "bad_request", "Bad request",
+                    invalid.reason() + "."), new DecisionRecord(route.id(), keyClass, DecisionOutcome.BAD_REQUEST,
+                    route.dryRun()));
+        }
+        if (route.handler() == Route.Handler.USAGE) {
+            return store.usageAsync(caller.limiterKey(), caller.plan()).thenApply(states -> new Verdict.Answer(
+                    UsageReport.response(caller.plan(), states, r.softLimitPercent()),
+                    new DecisionRecord(route.id(), keyClass, DecisionOutcome.USAGE, false)));
+        }
+        if (length instanceof ContentLength.Absent && head.bodyExpected() && countsBytes(caller.plan())) {
+            return answerWithFields(r, caller, problems.plain(411, "length_required", "Length required",
+                    "This plan limits request bytes: send Content-Length."), new DecisionRecord(route.id(),
+                    keyClass, DecisionOutcome.BAD_REQUEST, route.dryRun()));
+        }
+        return chain(r, new EdgeRequest(head, route, caller, costs(route, length)), 0);
+    }
+
+    private CompletionStage<Verdict> chain(EdgeRules r, EdgeRequest request, int index) {
+        if (index == stages.size()) {
+            return limit(r, request);
+        }
+        return stages.get(index).apply(request, next -> chain(r, next, index + 1));
+    }
+
+    /** The chain's end: one limiter decision over every policy of the caller's plan (SPEC §3.3). */
+    private CompletionStage<Verdict> limit(EdgeRules r, EdgeRequest request) {
+        Caller caller = request.caller();
+        Route route = request.route();
+        Costs costs = request.costs();
+        return store.decideAsync(caller.limiterKey(), caller.plan(), costs).thenCompose(decision ->
+                switch (caller) {
+                    case Caller.ApiKey key -> keyVerdict(r, request, key, decision);
+                    case Caller.Anonymous anon -> CompletableFuture.completedFuture(
+                            anonymousVerdict(r, request, anon, decision));
+                });
+    }
+
+    private CompletionStage<Verdict> keyVerdict(EdgeRules r, EdgeRequest request, Caller.ApiKey key,
+            Decision decision) {
+        Route route = request.route();
+        String keyClass = key.plan().name();
+        int soft = r.softLimitPercent();
+        // the policy line comes from the decision's plan: a shared store failing open reports its degraded plan
+        return switch (decision) {
+            case Allowed allowed -> CompletableFuture.completedFuture(new Verdict.Forward(request,
+                    LimitFields.headers(allowed.plan(), allowed.states(), soft), Optional.of(allowed),
+                    new DecisionRecord(route.id(), keyClass, DecisionOutcome.ALLOWED, route.dryRun()),
+                    warnings(key, request.costs(), allowed.states(), soft), List.of(refundOn503(key, allowed))));
+            case Denied denied -> {
+                DecisionOutcome outcome = denied.outcome() == Outcome.QUOTA_EXHAUSTED
+                        ? DecisionOutcome.QUOTA_EXHAUSTED : DecisionOutcome.RATE_LIMITED;
+                DecisionRecord record = new DecisionRecord(route.id(), keyClass, outcome, route.dryRun());
+                List<Header> headers = LimitFields.headers(denied.plan(), denied.states(), soft);
+                yield CompletableFuture.completedFuture(route.dryRun()
+                        ? new Verdict.Forward(request, headers, Optional.empty(), record, List.of(), List.of())
+                        : new Verdict.Answer(r.problems().denied(denied, request.costs()).withHeaders(headers),
+                                record));
+            }
+            case CostExceedsBurst tooBig -> store.usageAsync(key.limiterKey(), key.plan()).thenApply(states -> {
+                DecisionRecord record = new DecisionRecord(route.id(), keyClass, DecisionOutcome.COST_EXCEEDS_BURST,
+                        route.dryRun());
+                List<Header> headers = LimitFields.headers(tooBig.plan(), states, soft);
+                return route.dryRun()
+                        ? new Verdict.Forward(request, headers, Optional.empty(), record, List.of(), List.of())
+                        : new Verdict.Answer(r.problems().costExceedsBurst(tooBig).withHeaders(headers), record);
+            });
+            case Unavailable u -> CompletableFuture.completedFuture(new Verdict.Answer(
+                    storeUnavailable(r, u).withHeaders(LimitFields.headers(u.plan(), List.of(), soft)),
+                    new DecisionRecord(route.id(), keyClass, DecisionOutcome.UNAVAILABLE, route.dryRun())));
+        };
+    }
+
+    private Verdict anonymousVerdict(EdgeRules r, EdgeRequest request, Caller.Anonymous anon, Decision decision) {
+        Route route = request.route();
+        String keyClass = anon.plan().name();
+        return switch (decision) {
+            case Allowed allowed -> new Verdict.Forward(request, List.of(), Optional.of(allowed),
+                    new DecisionRecord(route.id(), keyClass, DecisionOutcome.ALLOWED, route.dryRun()), List.of(),
+                    List.of(refundOn503(anon, allowed)));
+            case Denied denied -> {
+                DecisionOutcome outcome = denied.outcome() == Outcome.QUOTA_EXHAUSTED
+                        ? DecisionOutcome.QUOTA_EXHAUSTED : DecisionOutcome.RATE_LIMITED;
+                DecisionRecord record = new DecisionRecord(route.id(), keyClass, outcome, route.dryRun());
+                yield route.dryRun()
+                        ? new Verdict.Forward(request, List.of(), Optional.empty(), record, List.of(), List.of())
+                        : new Verdict.Answer(r.problems().anonymousDenied(anon.plan(), denied), record);
+            }
+            case CostExceedsBurst tooBig -> {
+                DecisionRecord record = new DecisionRecord(route.id(), keyClass, DecisionOutcome.COST_EXCEEDS_BURST,
+                        route.dryRun());
+                yield route.dryRun()
+                        ? new Verdict.Forward(request, List.of(), Optional.empty(), record, List.of(), List.of())
+                        : new Verdict.Answer(r.problems().plain(400, "bad_request", "Bad request",
+                                "This request is too large to be accepted."), record);
+            }
+            case Unavailable u -> new Verdict.Answer(storeUnavailable(r, u),
+                    new DecisionRecord(route.id(), keyClass, DecisionOutcome.UNAVAILABLE, route.dryRun()));
+        };
+    }
+
+    /**
+     * A shared store that could not decide in its bounded time and fails closed (SPEC §3.14): 503
+     * {@code overloaded} with its Retry-After, nothing charged. Not a denial, so even a dry-run route
+     * gets it: without a decision there is nothing to report.
+     */
+    private static EdgeResponse storeUnavailable(EdgeRules r, Unavailable u) {
+        return r.problems().overloaded(u.retryAfter(), "The API is briefly unable to check limits; retry shortly.");
+    }
+
+    /** SPEC §3.9: an upstream 503 gives back what this request was charged, exactly once. */
+    private ExchangeListener refundOn503(Caller caller, Allowed charge) {
+        return new ExchangeListener() {
+            @Override
+            public void onUpstreamResponse(int status) {
+                if (status == 503) {
+                    store.refundAsync(caller.limiterKey(), charge);
+                }
+            }
+        };
+    }
+
+    /** The quota policies this charge pushed over the soft limit (SPEC §3.8). */
+    private List<QuotaWarning> warnings(Caller.ApiKey key, Costs costs, List<PolicyState> states, int soft) {
+        List<QuotaWarning> out = null;
+        for (PolicyState s : states) {
+            if (LimitFields.crossedSoftLimit(s, costs.costFor(s.policy()), soft) && s.resetAt().isPresent()) {
+                if (out == null) {
+                    out = new ArrayList<>(1);
+                }
+                Instant now = time.now();
+                out.add(new QuotaWarning(key.limiterKey(), key.plan().name(), s.policy().name(), s.used(),
+                        s.policy().quota(), s.resetAt().get(), now));
+            }
+        }
+        return out == null ? List.of() : out;
+    }
+
+    private CompletionStage<Verdict> unauthenticated(Problems problems, Route route, boolean malformed, String detail) {
+        // no limiter call: an unknown key must not create state (bounded memory under a key flood)
+        return answer(problems.unauthenticated(malformed, detail),
+                new DecisionRecord(route.id(), DecisionRecord.NO_KEY, DecisionOutcome.UNAUTHENTICATED, false));
+    }
+
+    private CompletionStage<Verdict> answerWithFields(EdgeRules r, Caller.ApiKey key, EdgeResponse response,
+            DecisionRecord record) {
+        return store.usageAsync(key.limiterKey(), key.plan()).thenApply(states -> new Verdict.Answer(
+                response.withHeaders(LimitFields.headers(key.plan(), states, r.softLimitPercent())), record));
+    }
+
+    private static CompletionStage<Verdict> answer(EdgeResponse response, DecisionRecord record) {
+        return CompletableFuture.completedFuture(new Verdict.Answer(response, record));
+    }
+
+    private static Costs costs(Route route, ContentLength.Result length) {
+        long bytes = length instanceof ContentLength.Length l ? l.bytes() : 0;
+        return bytes == 0 ? Costs.requests(route.cost()) : new Costs(route.cost(), bytes);
+    }
+
+    private static boolean countsBytes(Plan plan) {
+        for (Policy p : plan.policies()) {
+            if (p.unit() == QuotaUnit.CONTENT_BYTES) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

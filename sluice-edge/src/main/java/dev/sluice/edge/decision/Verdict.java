@@ -1,0 +1,66 @@
+package dev.sluice.edge.decision;
+
+import dev.sluice.edge.response.EdgeResponse;
+import dev.sluice.edge.response.Header;
+import dev.sluice.edge.softlimit.QuotaWarning;
+import dev.sluice.limiter.Allowed;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The edge's decision on one request, made from its head alone (SPEC §3.1): either the edge
+ * {@linkplain Answer answers} itself (a rejection, a usage report) and the body is never read, or it
+ * {@linkplain Forward forwards} the request to the upstream. Immutable.
+ */
+public sealed interface Verdict permits Verdict.Answer, Verdict.Forward {
+
+    /** What is counted about the decision. */
+    DecisionRecord record();
+
+    /**
+     * The edge writes {@code response}; nothing reaches the upstream, and the request body (if any) is
+     * discarded or the connection/stream closed (SPEC §3.1).
+     */
+    record Answer(EdgeResponse response, DecisionRecord record) implements Verdict {
+        public Answer {
+            Objects.requireNonNull(response, "response");
+            Objects.requireNonNull(record, "record");
+        }
+    }
+
+    /**
+     * The request goes to the upstream.
+     *
+     * @param request the request
+     * @param responseHeaders fields to add to whatever response the client gets (the upstream's, or
+     *     the edge's own 502/504): {@code RateLimit-Policy}, {@code RateLimit} and maybe
+     *     {@code RateLimit-Warning}; empty for anonymous routes (SPEC §2.2, §3.7)
+     * @param charge what the limiter charged, to refund on an upstream 503 (SPEC §3.9); empty in
+     *     dry-run when the limiter denied
+     * @param record what is counted (in dry-run, the denial that was not enforced)
+     * @param warnings soft-limit events this request triggered (SPEC §3.8)
+     * @param listeners told how the exchange ends
+     */
+    record Forward(EdgeRequest request, List<Header> responseHeaders, Optional<Allowed> charge,
+            DecisionRecord record, List<QuotaWarning> warnings, List<ExchangeListener> listeners)
+            implements Verdict {
+        public Forward {
+            Objects.requireNonNull(request, "request");
+            responseHeaders = List.copyOf(responseHeaders);
+            Objects.requireNonNull(charge, "charge");
+            Objects.requireNonNull(record, "record");
+            warnings = List.copyOf(warnings);
+            listeners = List.copyOf(listeners);
+        }
+
+        /** This verdict with {@code listener} added (a stage's hook on the exchange's end). */
+        public Forward withListener(ExchangeListener listener) {
+            List<ExchangeListener> more = new ArrayList<>(listeners.size() + 1);
+            more.addAll(listeners);
+            more.add(Objects.requireNonNull(listener, "listener"));
+            return new Forward(request, responseHeaders, charge, record, warnings, more);
+        }
+    }
+}

@@ -1,0 +1,21 @@
+package dev.sluice.edge.internal;
+
+import dev.sluice.edge.config.ListenConfig;
+import dev.sluice.edge.decision.EdgeDecider;
+import dev.sluice.edge.metrics.EdgeMetrics;
+import dev.sluice.edge.softlimit.SoftLimitNotifier;
+import dev.sluice.time.TimeSource;
+
+/**
+ * What every connection handler of one running edge shares. Immutable; its parts are thread-safe.
+ *
+ * @param decider the decision function
+ * @param pool the upstream connections
+ * @param metrics the meters
+ * @param notifier the soft-limit event sink
+ * @param time the clock (decision latency)
+ * @param listen the listener's limits (read at start; a reload does not change them)
+ */
+public record EdgeContext(EdgeDecider decider, UpstreamPool pool, EdgeMetrics metrics, SoftLimitNotifier notifier,
+        TimeSource time, ListenConfig listen) {
+}

@@ -1,0 +1,720 @@
+package dev.sluice.edge.internal;
+
+import dev.sluice.edge.decision.ExchangeListener;
+import dev.sluice.edge.decision.RequestHead;
+import dev.sluice.edge.decision.Verdict;
+import dev.sluice.edge.response.EdgeResponse;
+import dev.sluice.edge.response.Header;
+import dev.sluice.edge.response.Problems;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ConnectTimeoutException;
+import io.netty.channel.socket.DuplexChannel;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
+import io.netty.handler.codec.http2.Http2Error;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.Future;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One HTTP/1.1 connection, or one HTTP/2 stream (behind {@code Http2StreamFrameToHttpObjectCodec}):
+ * moves bytes between the client and the upstream around the {@link dev.sluice.edge.decision.EdgeDecider},
+ * which it calls with the request head only (SPEC §3.1).
+ *
+ * <p>Per request: reading stops while the decision is pending (body bytes that already arrived wait,
+ * bounded by one socket read or one HTTP/2 flow-control window). An answer is written at once; the
+ * body of an answered request is never forwarded: on HTTP/1.1 it is read and discarded when at most
+ * {@code drain-bound-bytes} remain, otherwise the edge answers with {@code Connection: close}, shuts
+ * its output and closes after a short linger; on HTTP/2 the stream is reset with {@code NO_ERROR}
+ * after the answer (RFC 9113 §8.1). A forwarded request takes a pooled upstream connection and
+ * streams both bodies with backpressure (auto-read follows the other side's writability).
+ *
+ * <p>Every buffer is released on every path: written (the transport releases it), or released here.
+ * Runs on the channel's event loop only; decisions completing elsewhere hop back.
+ */
+final class EdgeHandler extends ChannelInboundHandlerAdapter {
+
+    private static final Logger LOG = LoggerFactory.getLogger(EdgeHandler.class);
+    /** How long a connection closed after an answer keeps reading (and discarding) before closing. */
+    private static final long LINGER_MILLIS = 2_000;
+
+    private enum State { DECIDING, CONNECTING, FORWARDING, DONE }
+
+    private final EdgeContext edge;
+    private final boolean stream;
+    private ChannelHandlerContext ctx;
+    private Exchange exchange;
+    private final ArrayDeque<Object> backlog = new ArrayDeque<>();
+    private boolean closing;
+    private boolean drainingBacklog;
+    private ScheduledFuture<?> lingerTimer;
+    private final ChannelFutureListener lingeringClose = this::lingeringClose;
+
+    /**
+     * @param stream true for an HTTP/2 stream channel, false for an HTTP/1.1 connection
+     */
+    EdgeHandler(EdgeContext edge, boolean stream) {
+        this.edge = edge;
+        this.stream = stream;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    // ---- inbound from the client -------------------------------------------------------------
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (closing) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        Exchange ex = exchange;
+        if (ex != null && ex.requestComplete && !stream) {
+            backlog.add(msg); // a pipelined request: handled when this exchange is over
+            updateRead();
+            return;
+        }
+        if (msg instanceof HttpRequest request) {
+            if (ex != null) {
+                ReferenceCountUtil.release(msg); // cannot happen on a well-formed connection
+                return;
+            }
+            // an HTTP/2 request ended by its HEADERS (or carried whole) arrives as one message
+            LastHttpContent bundled = msg instanceof FullHttpRequest full
+                    ? new DefaultLastHttpContent(full.content(), full.trailingHeaders()) : null;
+            onHead(request, bundled);
+            return;
+        }
+        if (msg instanceof HttpContent content) {
+            onContent(content);
+            return;
+        }
+        ReferenceCountUtil.release(msg);
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        Exchange ex = exchange;
+        if (ex != null && ex.upstream != null && ex.upstreamFlushPending) {
+            ex.upstreamFlushPending = false;
+            ex.upstream.flush();
+        }
+        ctx.fireChannelReadComplete();
+    }
+
+    private void onHead(HttpRequest request, LastHttpContent bundled) {
+        if (bundled != null && (request.decoderResult().isFailure()
+                || request.headers().size() > edge.listen().maxHeaderCount())) {
+            bundled.release();
+        }
+        if (request.decoderResult().isFailure()) {
+            Throwable cause = request.decoderResult().cause();
+            if (cause instanceof TooLongHttpHeaderException) {
+                refuseBeforeDecision(431, "request_header_fields_too_large", "Request header fields too large",
+                        "The request's header section is larger than " + edge.listen().maxHeaderBytes()
+                                + " bytes.", "header_too_large");
+            } else if (cause instanceof TooLongHttpLineException) {
+                refuseBeforeDecision(414, "uri_too_long", "URI too long", "The request line is longer than "
+                        + edge.listen().maxRequestLineBytes() + " bytes.", "request_line_too_long");
+            } else {
+                refuseBeforeDecision(400, "bad_request", "Bad request", "The request is not valid HTTP/1.1.",
+                        "malformed");
+            }
+            return;
+        }
+        if (request.headers().size() > edge.listen().maxHeaderCount()) {
+            refuseBeforeDecision(431, "request_header_fields_too_large", "Request header fields too large",
+                    "The request has more than " + edge.listen().maxHeaderCount() + " header fields.",
+                    "too_many_headers");
+            return;
+        }
+        long announced = announcedLength(request);
+        boolean bodyExpected = stream ? !(request instanceof FullHttpRequest) : announced != 0;
+        RequestHead head = new RequestHead(request.method().name(), HttpMessages.path(request.uri()),
+                request.headers().getAll(HttpHeaderNames.AUTHORIZATION),
+                request.headers().getAll(HttpHeaderNames.CONTENT_LENGTH), bodyExpected, clientAddress());
+        Exchange ex = new Exchange(request, head, announced, edge.time().nanoTime());
+        ex.keepAlive = stream || HttpUtil.isKeepAlive(request);
+        ex.expectContinue = HttpUtil.is100ContinueExpected(request);
+        if (bundled != null) {
+            ex.pending.add(bundled);
+            ex.bodyBytesSeen = bundled.content().readableBytes();
+            ex.requestComplete = true;
+        }
+        exchange = ex;
+        updateRead();
+        CompletionStage<Verdict> decision;
+        try {
+            decision = edge.decider().decide(head);
+        } catch (RuntimeException e) {
+            decision = CompletableFuture.failedFuture(e);
+        }
+        decision.whenComplete((verdict, error) -> {
+            if (ctx.executor().inEventLoop()) {
+                onVerdict(ex, verdict, error);
+            } else {
+                ctx.executor().execute(() -> onVerdict(ex, verdict, error));
+            }
+        });
+    }
+
+    private void onContent(HttpContent content) {
+        Exchange ex = exchange;
+        if (ex == null) {
+            content.release(); // the rest of a request already answered and forgotten
+            return;
+        }
+        if (content.decoderResult().isFailure()) {
+            content.release();
+            ctx.close(); // a broken body (bad chunk): nothing more can be read reliably
+            return;
+        }
+        boolean last = content instanceof LastHttpContent;
+        ex.bodyBytesSeen += content.content().readableBytes();
+        switch (ex.state) {
+            case DECIDING, CONNECTING -> ex.pending.add(content);
+            case FORWARDING -> {
+                if (ex.upstreamReleased) {
+                    content.release();
+                } else {
+                    ex.upstream.write(content).addListener(ex.writeFailure);
+                    ex.upstreamFlushPending = true;
+                    if (last) {
+                        ex.requestSent = true;
+                        ex.upstream.flush();
+                        ex.upstreamFlushPending = false;
+                    }
+                }
+            }
+            case DONE -> content.release();
+        }
+        if (last) {
+            ex.requestComplete = true;
+            if (ex.state == State.DONE) {
+                finishIfComplete(ex);
+            }
+        }
+        updateRead();
+    }
+
+    // ---- the decision --------------------------------------------------------------------------
+
+    private void onVerdict(Exchange ex, Verdict verdict, Throwable error) {
+        if (ex != exchange || ex.clientGone) {
+            return; // the client left while the decision was pending
+        }
+        if (error != null) {
+            LOG.warn("decision failed for {} {}: {}", ex.head.method(), ex.head.path(), error.toString());
+            answer(ex, problems().plain(500, "internal_error", "Internal error",
+                    "The edge could not decide on this request."));
+            return;
+        }
+        edge.metrics().decision(verdict.record(), edge.time().nanoTime() - ex.startNanos);
+        switch (verdict) {
+            case Verdict.Answer a -> answer(ex, a.response());
+            case Verdict.Forward f -> {
+                f.warnings().forEach(edge.notifier()::offer);
+                forward(ex, f);
+            }
+        }
+    }
+
+    /** Writes the edge's own response; the request body is never forwarded (SPEC §3.1). */
+    private void answer(Exchange ex, EdgeResponse response) {
+        ex.state = State.DONE;
+        ex.responseWritten = true;
+        ex.releasePending();
+        FullHttpResponse resp = HttpMessages.toNetty(response);
+        endResponse(ex, resp, true);
+    }
+
+    /**
+     * Writes the last part of a response ({@code msg}) and settles the connection or stream: an
+     * HTTP/2 stream whose request is still open is reset with NO_ERROR; an HTTP/1.1 connection is kept
+     * (draining a small rest of the body) or closed.
+     */
+    private void endResponse(Exchange ex, Object msg, boolean headIncluded) {
+        boolean bodyInFlight = !ex.requestComplete;
+        if (stream) {
+            if (bodyInFlight) {
+                // reset only once the answer is written: a reset drops DATA still queued by flow control
+                ctx.writeAndFlush(msg).addListener(f -> resetStream(Http2Error.NO_ERROR));
+            } else {
+                ctx.writeAndFlush(msg);
+            }
+            // keep reading: a stream closed with auto-read off never drains (and so never releases) the DATA
+            // frames Netty queued for it; reading takes and releases them, then the stream channel closes
+            updateRead();
+            return;
+        }
+        long remaining = ex.announced < 0 ? Long.MAX_VALUE : ex.announced - ex.bodyBytesSeen;
+        boolean close = !ex.keepAlive
+                || (bodyInFlight && (ex.expectContinue || remaining > edge.listen().drainBoundBytes()));
+        if (headIncluded && msg instanceof HttpResponse head) {
+            HttpUtil.setKeepAlive(head, !close);
+        }
+        if (close) {
+            closing = true;
+            releaseBacklog();
+            ctx.writeAndFlush(msg).addListener(bodyInFlight ? lingeringClose : ChannelFutureListener.CLOSE);
+            updateRead();
+            return;
+        }
+        ctx.writeAndFlush(msg);
+        finishIfComplete(ex);
+        updateRead();
+    }
+
+    private void resetStream(Http2Error error) {
+        if (ctx.channel().isActive()) {
+            ctx.writeAndFlush(new DefaultHttp2ResetFrame(error));
+        }
+    }
+
+    /**
+     * After answering a request whose body is still arriving: stop writing, keep reading (and
+     * discarding) for a moment so the client can read the answer before the close, then close.
+     */
+    private void lingeringClose(ChannelFuture written) {
+        Channel ch = written.channel();
+        if (!written.isSuccess() || !(ch instanceof DuplexChannel duplex)) {
+            ch.close();
+            return;
+        }
+        duplex.shutdownOutput();
+        lingerTimer = ctx.executor().schedule(() -> {
+            ch.close();
+        }, LINGER_MILLIS, TimeUnit.MILLISECONDS);
+        updateRead();
+    }
+
+    private void refuseBeforeDecision(int status, String code, String title, String detail, String reason) {
+        edge.metrics().rejectedBeforeDecision(reason);
+        FullHttpResponse resp = HttpMessages.toNetty(problems().plain(status, code, title, detail));
+        if (stream) {
+            ctx.writeAndFlush(resp).addListener(f -> resetStream(Http2Error.NO_ERROR));
+            exchange = null;
+            closing = true; // this stream is over
+            updateRead();
+            return;
+        }
+        HttpUtil.setKeepAlive(resp, false);
+        closing = true;
+        releaseBacklog();
+        ctx.writeAndFlush(resp).addListener(lingeringClose);
+        updateRead();
+    }
+
+    // ---- forwarding ----------------------------------------------------------------------------
+
+    private void forward(Exchange ex, Verdict.Forward verdict) {
+        ex.forward = verdict;
+        ex.state = State.CONNECTING;
+        if (ex.expectContinue && !ex.requestComplete) {
+            ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
+        }
+        Future<Channel> acquired = edge.pool().acquire(ctx.channel().eventLoop());
+        acquired.addListener(f -> onAcquired(ex, acquired));
+    }
+
+    private void onAcquired(Exchange ex, Future<Channel> acquired) {
+        if (!acquired.isSuccess()) {
+            Throwable cause = acquired.cause();
+            boolean timeout = cause instanceof ConnectTimeoutException || cause instanceof TimeoutException;
+            ex.upstreamFailed(timeout, cause);
+            return;
+        }
+        Channel up = acquired.getNow();
+        if (ex != exchange || ex.clientGone || ex.state != State.CONNECTING) {
+            edge.pool().release(up, true);
+            return;
+        }
+        ex.upstream = up;
+        up.pipeline().get(UpstreamHandler.class).attach(ex);
+        HttpRequest head = HttpMessages.upstreamRequest(ex.request, ex.head.bodyExpected(),
+                edge.pool().config().authority(), ex.head.clientAddress());
+        ex.state = State.FORWARDING;
+        up.write(head).addListener(ex.writeFailure);
+        HttpContent c;
+        while ((c = ex.pending.poll()) != null) {
+            up.write(c).addListener(ex.writeFailure);
+            if (c instanceof LastHttpContent) {
+                ex.requestSent = true;
+            }
+        }
+        up.flush();
+        long timeoutNanos = edge.pool().config().responseTimeout().toNanos();
+        ex.responseTimer = ctx.executor().schedule(ex::responseTimedOut, timeoutNanos, TimeUnit.NANOSECONDS);
+        updateRead();
+    }
+
+    // ---- connection-level events ---------------------------------------------------------------
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        Exchange ex = exchange;
+        if (ex != null) {
+            syncUpstreamRead(ex);
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    /** The upstream is read only while the client can take more (response backpressure). */
+    private void syncUpstreamRead(Exchange ex) {
+        if (ex.upstream != null && !ex.upstreamReleased) {
+            boolean read = ctx.channel().isWritable();
+            if (ex.upstream.config().isAutoRead() != read) {
+                ex.upstream.config().setAutoRead(read);
+            }
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        Exchange ex = exchange;
+        if (ex != null) {
+            ex.clientGone = true;
+            ex.releasePending();
+            ex.cancelTimer();
+            if (ex.upstream != null && !ex.upstreamReleased) {
+                ex.releaseUpstream(false);
+            }
+            ex.end(false);
+        }
+        exchange = null;
+        releaseBacklog();
+        if (lingerTimer != null) {
+            lingerTimer.cancel(false);
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        LOG.debug("client connection failed: {}", cause.toString());
+        ctx.close();
+    }
+
+    // ---- helpers -------------------------------------------------------------------------------
+
+    /** Reads from the client only when the data has somewhere to go. */
+    private void updateRead() {
+        boolean read;
+        Exchange ex = exchange;
+        if (closing || ex == null) {
+            read = true;
+        } else {
+            read = switch (ex.state) {
+                case DECIDING, CONNECTING -> false;
+                case FORWARDING -> !ex.requestComplete && ex.upstream != null && ex.upstream.isWritable();
+                case DONE -> !ex.requestComplete;
+            };
+        }
+        if (!stream && ex != null && ex.requestComplete && !closing) {
+            read = false; // pipelined requests wait in the socket, not in memory
+        }
+        if (ctx.channel().config().isAutoRead() != read) {
+            ctx.channel().config().setAutoRead(read);
+        }
+    }
+
+    /** An HTTP/1.1 exchange whose request and response are both complete: on to the next request. */
+    private void finishIfComplete(Exchange ex) {
+        if (stream || closing || ex != exchange || ex.state != State.DONE || !ex.requestComplete
+                || !ex.responseWritten) {
+            return;
+        }
+        exchange = null;
+        if (drainingBacklog) {
+            return;
+        }
+        drainingBacklog = true;
+        try {
+            while (!backlog.isEmpty() && !closing && (exchange == null || !exchange.requestComplete)) {
+                channelRead(ctx, backlog.poll());
+            }
+        } finally {
+            drainingBacklog = false;
+        }
+        updateRead();
+    }
+
+    private void releaseBacklog() {
+        Object o;
+        while ((o = backlog.poll()) != null) {
+            ReferenceCountUtil.release(o);
+        }
+    }
+
+    private Problems problems() {
+        return edge.decider().rules().problems();
+    }
+
+    private String clientAddress() {
+        SocketAddress a = ctx.channel().remoteAddress();
+        if (a instanceof InetSocketAddress inet && inet.getAddress() != null) {
+            return inet.getAddress().getHostAddress();
+        }
+        return "unknown";
+    }
+
+    /** The announced body length: ≥ 0 from Content-Length, -1 when chunked or unknown. */
+    private static long announcedLength(HttpRequest request) {
+        if (HttpUtil.isTransferEncodingChunked(request)) {
+            return -1;
+        }
+        String cl = request.headers().get(HttpHeaderNames.CONTENT_LENGTH);
+        if (cl == null) {
+            return 0;
+        }
+        try {
+            long v = Long.parseLong(cl.strip());
+            return v < 0 ? -1 : v;
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /** One request/response pair and, once forwarded, its upstream connection. */
+    private final class Exchange implements UpstreamHandler.UpstreamListener {
+        final HttpRequest request;
+        final RequestHead head;
+        final long announced;
+        final long startNanos;
+        final ArrayDeque<HttpContent> pending = new ArrayDeque<>(2);
+        final ChannelFutureListener writeFailure = f -> {
+            if (!f.isSuccess()) {
+                onUpstreamFailure(f.cause());
+            }
+        };
+        State state = State.DECIDING;
+        boolean keepAlive;
+        boolean expectContinue;
+        boolean requestComplete;
+        boolean requestSent;
+        long bodyBytesSeen;
+        boolean clientGone;
+        Verdict.Forward forward;
+        Channel upstream;
+        boolean upstreamReleased;
+        boolean upstreamFlushPending;
+        boolean upstreamKeepAlive;
+        ScheduledFuture<?> responseTimer;
+        boolean responseStarted;
+        boolean responseWritten;
+        boolean skippingInformational;
+        boolean ended;
+
+        Exchange(HttpRequest request, RequestHead head, long announced, long startNanos) {
+            this.request = request;
+            this.head = head;
+            this.announced = announced;
+            this.startNanos = startNanos;
+        }
+
+        void releasePending() {
+            HttpContent c;
+            while ((c = pending.poll()) != null) {
+                c.release();
+            }
+        }
+
+        void cancelTimer() {
+            if (responseTimer != null) {
+                responseTimer.cancel(false);
+                responseTimer = null;
+            }
+        }
+
+        void releaseUpstream(boolean reusable) {
+            if (upstream != null && !upstreamReleased) {
+                upstreamReleased = true;
+                UpstreamHandler h = upstream.pipeline().get(UpstreamHandler.class);
+                if (h != null) {
+                    h.detach();
+                }
+                edge.pool().release(upstream, reusable);
+            }
+        }
+
+        /** Tells the stages' listeners the exchange is over, once. */
+        void end(boolean completed) {
+            if (ended || forward == null) {
+                return;
+            }
+            ended = true;
+            for (ExchangeListener l : forward.listeners()) {
+                try {
+                    l.onEnd(completed);
+                } catch (RuntimeException e) {
+                    LOG.warn("exchange listener failed: {}", e.toString());
+                }
+            }
+        }
+
+        @Override
+        public void onUpstreamHead(HttpResponse response) {
+            if (clientGone || state != State.FORWARDING) {
+                return;
+            }
+            if (response.decoderResult().isFailure()) {
+                onUpstreamFailure(response.decoderResult().cause());
+                return;
+            }
+            int status = response.status().code();
+            if (status < 200) {
+                skippingInformational = true; // 1xx: the edge does not relay interim responses
+                return;
+            }
+            cancelTimer();
+            responseStarted = true;
+            upstreamKeepAlive = HttpUtil.isKeepAlive(response);
+            edge.metrics().upstreamStatus(forward.record().route(), status);
+            for (ExchangeListener l : forward.listeners()) {
+                try {
+                    l.onUpstreamResponse(status);
+                } catch (RuntimeException e) {
+                    LOG.warn("exchange listener failed: {}", e.toString());
+                }
+            }
+            ctx.write(HttpMessages.clientResponse(response, forward.responseHeaders(), keepAlive, stream));
+        }
+
+        @Override
+        public void onUpstreamContent(HttpContent content) {
+            if (clientGone || state != State.FORWARDING || (!responseStarted && !skippingInformational)) {
+                content.release();
+                return;
+            }
+            boolean last = content instanceof LastHttpContent;
+            if (skippingInformational) {
+                content.release();
+                if (last) {
+                    skippingInformational = false;
+                }
+                return;
+            }
+            if (!last) {
+                ctx.write(content);
+                if (!ctx.channel().isWritable()) {
+                    ctx.flush();
+                }
+                syncUpstreamRead(this);
+                return;
+            }
+            // the response is complete
+            state = State.DONE;
+            responseWritten = true;
+            boolean reusable = requestSent && upstreamKeepAlive;
+            releaseUpstream(reusable);
+            end(true);
+            if (!requestComplete) {
+                releasePending();
+            }
+            endResponse(this, content, false);
+        }
+
+        @Override
+        public void onUpstreamWritabilityChanged() {
+            updateRead();
+        }
+
+        @Override
+        public void onUpstreamReadComplete() {
+            if (responseStarted && state == State.FORWARDING && !clientGone) {
+                ctx.flush();
+                syncUpstreamRead(this);
+            }
+        }
+
+        @Override
+        public void onUpstreamFailure(Throwable cause) {
+            if (upstreamReleased || clientGone || state == State.DONE) {
+                return;
+            }
+            upstreamFailed(false, cause);
+        }
+
+        void responseTimedOut() {
+            responseTimer = null;
+            if (state == State.FORWARDING && !responseStarted && !clientGone) {
+                upstreamFailed(true, new TimeoutException("no response head in "
+                        + edge.pool().config().responseTimeout()));
+            }
+        }
+
+        /** The upstream could not be reached, failed, or timed out: 502/504 if nothing was sent yet. */
+        void upstreamFailed(boolean timeout, Throwable cause) {
+            if (state == State.DONE || clientGone) {
+                return;
+            }
+            cancelTimer();
+            releaseUpstream(false);
+            String route = forward.record().route();
+            edge.metrics().upstreamOutcome(route, timeout ? "timeout" : "unreachable");
+            LOG.debug("upstream failed for {}: {}", route, cause.toString());
+            boolean started = responseStarted;
+            state = State.DONE;
+            releasePending();
+            end(false);
+            if (started) {
+                // part of the response is already on its way: the only honest signal left is to cut it
+                if (stream) {
+                    resetStream(Http2Error.INTERNAL_ERROR);
+                } else {
+                    closing = true;
+                    ctx.flush();
+                    ctx.close();
+                }
+                return;
+            }
+            EdgeResponse r = timeout
+                    ? problems().plain(504, "upstream_timeout", "Gateway timeout",
+                            "The API did not answer in time.")
+                    : problems().plain(502, "upstream_unavailable", "Bad gateway",
+                            "The API could not be reached.");
+            List<Header> fields = forward.responseHeaders();
+            responseWritten = true;
+            endResponse(this, HttpMessages.toNetty(r.withHeaders(fields)), true);
+        }
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        releaseBacklog();
+        Exchange ex = exchange;
+        if (ex != null) {
+            ex.releasePending();
+        }
+    }
+}

@@ -1,0 +1,75 @@
+package dev.sluice.edge.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
+import io.netty.handler.codec.http2.Http2MultiplexHandler;
+import io.netty.handler.codec.http2.Http2Settings;
+import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * Chooses the protocol of a new connection from its first bytes: the HTTP/2 connection preface
+ * ({@code PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n}, RFC 9113 §3.4: h2c with prior knowledge) or anything
+ * else (HTTP/1.1). Then it replaces itself with that protocol's handlers; the bytes it looked at are
+ * passed on. Both end in an {@link EdgeHandler}, so one HTTP/1-shaped chain serves both protocols.
+ */
+final class ProtocolDetector extends ByteToMessageDecoder {
+
+    private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+
+    private final EdgeContext edge;
+
+    ProtocolDetector(EdgeContext edge) {
+        this.edge = edge;
+    }
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        int n = Math.min(in.readableBytes(), PREFACE.length);
+        int start = in.readerIndex();
+        for (int i = 0; i < n; i++) {
+            if (in.getByte(start + i) != PREFACE[i]) {
+                http1(ctx.pipeline());
+                ctx.pipeline().remove(this);
+                return;
+            }
+        }
+        if (n == PREFACE.length) {
+            http2(ctx.pipeline());
+            ctx.pipeline().remove(this);
+        }
+        // else: a prefix of the preface so far; wait for more bytes
+    }
+
+    private void http1(ChannelPipeline p) {
+        HttpDecoderConfig decoder = new HttpDecoderConfig()
+                .setMaxInitialLineLength(edge.listen().maxRequestLineBytes())
+                .setMaxHeaderSize(edge.listen().maxHeaderBytes())
+                .setMaxChunkSize(16 * 1024);
+        p.addAfter(p.context(this).name(), "http1", new HttpServerCodec(decoder));
+        p.addAfter("http1", "edge", new EdgeHandler(edge, false));
+    }
+
+    private void http2(ChannelPipeline p) {
+        Http2Settings settings = Http2Settings.defaultSettings()
+                .maxConcurrentStreams(256)
+                .maxHeaderListSize(edge.listen().maxHeaderBytes());
+        p.addAfter(p.context(this).name(), "h2", Http2FrameCodecBuilder.forServer().initialSettings(settings)
+                .validateHeaders(true).build());
+        p.addAfter("h2", "h2-streams", new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
+            @Override
+            protected void initChannel(Http2StreamChannel ch) {
+                ch.pipeline().addLast(new Http2StreamFrameToHttpObjectCodec(true, true));
+                ch.pipeline().addLast(new EdgeHandler(edge, true));
+            }
+        }));
+    }
+}

@@ -1,0 +1,61 @@
+package dev.sluice.edge.internal;
+
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
+import java.util.concurrent.TimeUnit;
+
+/** The child-channel initialisers of the public and the admin listener. */
+public final class ServerInitializers {
+
+    private ServerInitializers() {
+    }
+
+    /** Public port ({@code open} collects the connections, to close them on shutdown): idle timeout, then protocol detection (HTTP/1.1 or h2c prior knowledge). */
+    public static ChannelInitializer<Channel> edge(EdgeContext edge, ChannelGroup open) {
+        long idleNanos = edge.listen().idleTimeout().toNanos();
+        return new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                open.add(ch);
+                ch.pipeline().addLast("idle", new IdleStateHandler(0, 0, idleNanos, TimeUnit.NANOSECONDS));
+                ch.pipeline().addLast("idle-close", new IdleCloser());
+                ch.pipeline().addLast("detect", new ProtocolDetector(edge));
+            }
+        };
+    }
+
+    /** Admin port: small aggregated HTTP/1.1 requests. */
+    public static ChannelInitializer<Channel> admin(PrometheusMeterRegistry registry, ChannelGroup open) {
+        return new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                open.add(ch);
+                ch.pipeline().addLast(new IdleStateHandler(0, 0, 60, TimeUnit.SECONDS));
+                ch.pipeline().addLast(new IdleCloser());
+                ch.pipeline().addLast(new HttpServerCodec());
+                ch.pipeline().addLast(new HttpObjectAggregator(8 * 1024));
+                ch.pipeline().addLast(new AdminHandler(registry));
+            }
+        };
+    }
+
+    /** Closes a connection without traffic in either direction for the idle timeout. */
+    static final class IdleCloser extends ChannelInboundHandlerAdapter {
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            if (evt instanceof IdleStateEvent) {
+                ctx.close();
+                return;
+            }
+            ctx.fireUserEventTriggered(evt);
+        }
+    }
+}

@@ -1,0 +1,84 @@
+package dev.sluice.edge.metrics;
+
+import dev.sluice.edge.decision.DecisionRecord;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The edge's meters (SPEC §3.13), exposed in Prometheus text on the admin port:
+ * <ul>
+ *   <li>{@code sluice_edge_decisions_total{route, outcome, key_class, dry_run}}: every decision by
+ *       outcome ({@code allowed}, {@code rate_limited}, {@code quota_exhausted},
+ *       {@code cost_exceeds_burst}, {@code shed}, {@code unavailable}, {@code unauthenticated},
+ *       {@code bad_request}, {@code usage}); shed requests are their own outcome, apart from 429s and errors;</li>
+ *   <li>{@code sluice_edge_upstream_responses_total{route, class}}: upstream answers by status class
+ *       ({@code 2xx} ...), plus {@code unreachable} and {@code timeout} for the edge's 502/504;</li>
+ *   <li>{@code sluice_edge_decision_seconds}: decision latency histogram (head received to verdict);</li>
+ *   <li>{@code sluice_edge_rejected_requests_total{reason}}: requests refused before any decision
+ *       (header flood, bad request line).</li>
+ * </ul>
+ * Label values come from the configuration (route ids, plan names) and closed sets, never from
+ * traffic: no per-key labels, so cardinality stays bounded. Thread-safe.
+ */
+public final class EdgeMetrics {
+
+    private final MeterRegistry registry;
+    private final Timer decisionLatency;
+    private final ConcurrentHashMap<DecisionRecord, Counter> decisions = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Counter> upstream = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Counter> rejected = new ConcurrentHashMap<>();
+
+    public EdgeMetrics(MeterRegistry registry) {
+        this.registry = registry;
+        this.decisionLatency = Timer.builder("sluice.edge.decision")
+                .description("Time from a request head to the edge's verdict")
+                // fixed buckets around the 1 ms rejection budget (SPEC §3.2): a short, stable series
+                .serviceLevelObjectives(micros(10), micros(25), micros(50), micros(100), micros(250), micros(500),
+                        micros(1_000), micros(2_500), micros(5_000), micros(10_000), micros(50_000),
+                        micros(250_000))
+                .register(registry);
+    }
+
+    private static Duration micros(long us) {
+        return Duration.ofNanos(us * 1_000);
+    }
+
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    /** Counts one decision and records how long it took. */
+    public void decision(DecisionRecord record, long latencyNanos) {
+        decisions.computeIfAbsent(record, r -> Counter.builder("sluice.edge.decisions")
+                .description("Edge decisions by route, outcome and key class")
+                .tag("route", r.route()).tag("outcome", r.outcome().label()).tag("key_class", r.keyClass())
+                .tag("dry_run", Boolean.toString(r.dryRun()))
+                .register(registry)).increment();
+        decisionLatency.record(Math.max(0, latencyNanos), TimeUnit.NANOSECONDS);
+    }
+
+    /** Counts one upstream answer by status class ({@code 2xx}, ...). */
+    public void upstreamStatus(String route, int status) {
+        upstreamOutcome(route, (status / 100) + "xx");
+    }
+
+    /** Counts an upstream failure: {@code unreachable} (502) or {@code timeout} (504). */
+    public void upstreamOutcome(String route, String statusClass) {
+        upstream.computeIfAbsent(route + '\u0000' + statusClass, k -> Counter.builder("sluice.edge.upstream.responses")
+                .description("Upstream answers by status class")
+                .tag("route", route).tag("class", statusClass)
+                .register(registry)).increment();
+    }
+
+    /** Counts a request refused before a decision ({@code header_flood}, {@code bad_request_line}, ...). */
+    public void rejectedBeforeDecision(String reason) {
+        rejected.computeIfAbsent(reason, r -> Counter.builder("sluice.edge.rejected.requests")
+                .description("Requests refused before any decision")
+                .tag("reason", r)
+                .register(registry)).increment();
+    }
+}

@@ -1,0 +1,215 @@
+package dev.sluice.edge.response;
+
+import dev.sluice.edge.config.ProblemConfig;
+import dev.sluice.limiter.BurstPolicy;
+import dev.sluice.limiter.CostExceedsBurst;
+import dev.sluice.limiter.Costs;
+import dev.sluice.limiter.Denied;
+import dev.sluice.limiter.Plan;
+import dev.sluice.limiter.Policy;
+import dev.sluice.limiter.PolicyState;
+import dev.sluice.limiter.QuotaPolicy;
+import dev.sluice.limiter.QuotaUnit;
+import dev.sluice.limiter.quota.CalendarWindow;
+import dev.sluice.wire.problem.ProblemDetails;
+import dev.sluice.wire.retryafter.RetryAfter;
+import dev.sluice.wire.snapshot.Outcome;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The edge's own error responses: RFC 9457 {@code application/problem+json} bodies (written by
+ * {@link ProblemDetails}) with the fields SPEC §3.4 and §3.5 require.
+ *
+ * <ul>
+ *   <li>{@code type} is {@code <base-uri>/errors/<code>} (or an IANA draft-11 type, see
+ *       {@link ProblemConfig.TypeUris}); {@code title}, {@code status}, {@code detail};</li>
+ *   <li>rate-limit problems add {@code limit} (the denying policy), {@code retry_after_s} (equal to
+ *       the {@code Retry-After} header) and {@code violated-policies};</li>
+ *   <li>every 429 and 503 carries {@code Retry-After} in delay-seconds, ≥ 1 (SPEC §2.3; R02), and
+ *       every problem carries {@code Cache-Control: no-store} (SPEC §3.5; R19).</li>
+ * </ul>
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class Problems {
+
+    /** The IANA type of both 429 kinds (draft-ietf-httpapi-ratelimit-headers-11 §10.4). */
+    public static final String IANA_QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
+    /** The IANA type of the shedder's 503 (draft-11 §10.4). */
+    public static final String IANA_TEMPORARY_REDUCED_CAPACITY =
+            "https://iana.org/assignments/http-problem-types#temporary-reduced-capacity";
+
+    private static final Header CONTENT_TYPE = new Header("Content-Type", ProblemDetails.MEDIA_TYPE);
+    private static final Header NO_STORE = new Header("Cache-Control", "no-store");
+
+    private final ProblemConfig config;
+
+    public Problems(ProblemConfig config) {
+        this.config = config;
+    }
+
+    /** The {@code type} URI for {@code code} ({@code rate_limited}, ...): {@code <base-uri>/errors/<code>}. */
+    public String type(String code) {
+        if (config.types() == ProblemConfig.TypeUris.IANA) {
+            switch (code) {
+                case "rate_limited", "quota_exhausted" -> {
+                    return IANA_QUOTA_EXCEEDED;
+                }
+                case "overloaded" -> {
+                    return IANA_TEMPORARY_REDUCED_CAPACITY;
+                }
+                default -> { }
+            }
+        }
+        return config.baseUri() + "/errors/" + code;
+    }
+
+    /**
+     * The 429 of a limiter denial (SPEC §3.4): {@code rate_limited} when a burst policy denied,
+     * {@code quota_exhausted} when a quota policy did. {@code Retry-After} and {@code retry_after_s}
+     * both equal {@link Denied#retryAfterSeconds()}, which is also the denying policy's {@code t} in
+     * the {@code RateLimit} field the caller adds.
+     *
+     * @param costs what the request would have charged (named in the detail when not 1)
+     */
+    public EdgeResponse denied(Denied denied, Costs costs) {
+        Policy p = denied.policy();
+        long retryAfter = denied.retryAfterSeconds();
+        boolean quota = denied.outcome() == Outcome.QUOTA_EXHAUSTED;
+        String code = quota ? "quota_exhausted" : "rate_limited";
+        String title;
+        String detail;
+        if (p instanceof QuotaPolicy q) {
+            title = periodName(q, true) + " quota used up";
+            long used = usedOf(denied.states(), p);
+            detail = number(used) + " of " + number(q.quota()) + " " + unitWord(q.unit()) + " used "
+                    + periodName(q, false) + " (" + planName(denied.plan()) + " plan)."
+                    + costNote(costs, p);
+        } else {
+            BurstPolicy b = (BurstPolicy) p;
+            title = "Too many requests";
+            detail = "Burst limit of " + number(b.quota()) + " " + unitWord(b.unit()) + " per "
+                    + seconds(b.windowSeconds()) + " reached (" + planName(denied.plan()) + " plan)."
+                    + costNote(costs, p);
+        }
+        List<String> violated = new ArrayList<>(denied.violated().size());
+        denied.violated().forEach(v -> violated.add(v.name()));
+        ProblemDetails body = ProblemDetails.builder().type(type(code)).title(title).status(429).detail(detail)
+                .limit(p.name()).retryAfterSeconds(retryAfter).violatedPolicies(violated).build();
+        return problem(429, body, retryAfter);
+    }
+
+    /**
+     * The 400 {@code cost_exceeds_burst} (SPEC §3.10; R14a): the request can never fit, so there is
+     * no {@code Retry-After} (waiting cannot help).
+     */
+    public EdgeResponse costExceedsBurst(CostExceedsBurst c) {
+        Policy p = c.policy();
+        String detail = "This request costs " + number(c.cost()) + " " + unitWord(p.unit()) + " but policy \""
+                + p.name() + "\" allows at most " + number(p.quota()) + " (" + planName(c.plan())
+                + " plan); split the request.";
+        ProblemDetails body = ProblemDetails.builder().type(type("cost_exceeds_burst"))
+                .title("Request costs more than the limit allows").status(400).detail(detail).limit(p.name())
+                .extension("cost", c.cost()).build();
+        return problem(400, body, 0);
+    }
+
+    /**
+     * The 429 of an anonymous route (SPEC §3.7): generic on purpose. No policy name, no remaining
+     * count; {@code Retry-After} is the longest burst window of the anonymous plan (or the denial's
+     * wait when that is longer), so it is honest without telling a script how to pace itself.
+     */
+    public EdgeResponse anonymousDenied(Plan anonymousPlan, Denied denied) {
+        long wait = denied.retryAfterSeconds();
+        for (Policy p : anonymousPlan.policies()) {
+            if (p instanceof BurstPolicy b) {
+                wait = Math.max(wait, b.windowSeconds());
+            }
+        }
+        ProblemDetails body = ProblemDetails.builder().type(type("rate_limited")).title("Too many requests")
+                .status(429).detail("Too many requests from this address. Try again later.").build();
+        return problem(429, body, wait);
+    }
+
+    /** 401 {@code unauthenticated}: no usable {@code Authorization: Bearer} credential (RFC 6750 §3). */
+    public EdgeResponse unauthenticated(boolean malformed, String detail) {
+        ProblemDetails body = ProblemDetails.builder().type(type("unauthenticated")).title("Unauthenticated")
+                .status(401).detail(detail).build();
+        EdgeResponse r = problem(401, body, 0);
+        String challenge = malformed ? "Bearer realm=\"api\", error=\"invalid_request\""
+                : "Bearer realm=\"api\", error=\"invalid_token\"";
+        return r.withHeaders(List.of(new Header("WWW-Authenticate", challenge)));
+    }
+
+    /** A 4xx or 5xx problem without limit members: {@code bad_request}, {@code upstream_timeout}, ... */
+    public EdgeResponse plain(int status, String code, String title, String detail) {
+        ProblemDetails body = ProblemDetails.builder().type(type(code)).title(title).status(status).detail(detail)
+                .build();
+        return problem(status, body, 0);
+    }
+
+    /**
+     * 503 {@code overloaded} (SPEC §3.4, §3.9): for the shedder stage; never charged to any policy.
+     *
+     * @param retryAfter the back-off to advertise, rounded up to whole seconds, ≥ 1
+     */
+    public EdgeResponse overloaded(Duration retryAfter, String detail) {
+        long seconds = RetryAfter.delaySeconds(retryAfter);
+        ProblemDetails body = ProblemDetails.builder().type(type("overloaded")).title("Overloaded").status(503)
+                .detail(detail).retryAfterSeconds(seconds).build();
+        return problem(503, body, seconds);
+    }
+
+    private static EdgeResponse problem(int status, ProblemDetails body, long retryAfterSeconds) {
+        List<Header> headers = new ArrayList<>(4);
+        headers.add(CONTENT_TYPE);
+        headers.add(NO_STORE);
+        if (status == 429 || status == 503) {
+            // delay-seconds only (SPEC §2.3); callers pass the limiter's ceiling, never < 1 (R02)
+            headers.add(new Header(RetryAfter.FIELD, Long.toString(Math.max(1, retryAfterSeconds))));
+        }
+        return new EdgeResponse(status, headers, body.toJsonBytes());
+    }
+
+    private static long usedOf(List<PolicyState> states, Policy p) {
+        for (PolicyState s : states) {
+            if (s.policy().equals(p)) {
+                return s.used();
+            }
+        }
+        return p.quota();
+    }
+
+    private static String costNote(Costs costs, Policy p) {
+        long cost = costs.costFor(p);
+        return cost == 1 ? "" : " This request costs " + number(cost) + ".";
+    }
+
+    private static String periodName(QuotaPolicy q, boolean title) {
+        boolean daily = q.window() instanceof CalendarWindow.Daily;
+        if (title) {
+            return daily ? "Daily" : "Monthly";
+        }
+        return daily ? "today" : "this month";
+    }
+
+    private static String unitWord(QuotaUnit unit) {
+        return unit == QuotaUnit.CONTENT_BYTES ? "bytes" : "requests";
+    }
+
+    private static String planName(Plan plan) {
+        String n = plan.name();
+        return n.isEmpty() ? n : n.substring(0, 1).toUpperCase(Locale.ROOT) + n.substring(1);
+    }
+
+    private static String number(long n) {
+        return String.format(Locale.ROOT, "%,d", n);
+    }
+
+    private static String seconds(long s) {
+        return s == 1 ? "second" : number(s) + " seconds";
+    }
+}

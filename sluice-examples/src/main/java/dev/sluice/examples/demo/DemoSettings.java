@@ -1,0 +1,142 @@
+package dev.sluice.examples.demo;
+
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * What {@code sluice demo} runs. Immutable; start from {@link #defaults()}.
+ *
+ * @param clients virtual clients in the fleet (1..5,000; default 200)
+ * @param durationSeconds how long the fleet runs (1..3,600; default 60)
+ * @param blipAtSeconds when Shiplane starts answering 503, seconds after the start (default: the
+ *     middle, {@code durationSeconds / 2})
+ * @param blipForSeconds how long the blip lasts; 0 for no blip (default 5)
+ * @param edgePort the edge's port; 0 picks a free one (default 0)
+ * @param config the edge configuration to start from (default {@code examples/shiplane.yaml})
+ * @param report where to write the HTML report (default {@code demo-report.html})
+ * @param seed the root of the fleet's randomness and Shiplane's (default 42)
+ * @param callsPerSecondPerClient each client's mean call rate (default 4)
+ * @param trialDailyQuota the daily quota of the demo's Trial plan, small so that it runs out during
+ *     the run and {@code quota_exhausted} shows (default 150)
+ * @param client which HTTP client the fleet uses
+ */
+public record DemoSettings(
+        int clients,
+        int durationSeconds,
+        int blipAtSeconds,
+        int blipForSeconds,
+        int edgePort,
+        Path config,
+        Path report,
+        long seed,
+        double callsPerSecondPerClient,
+        long trialDailyQuota,
+        ClientKind client) {
+
+    /** The fleet's HTTP client. */
+    public enum ClientKind {
+        /** The JDK client with a simple Retry-After + jitter retry loop. */
+        PLAIN,
+        /** The Sluice SDK (pacing, retry budget, adaptive throttling). */
+        SDK
+    }
+
+    public static final int MAX_CLIENTS = 5_000;
+    public static final int MAX_DURATION_SECONDS = 3_600;
+
+    public DemoSettings {
+        Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(report, "report");
+        Objects.requireNonNull(client, "client");
+        if (clients < 1 || clients > MAX_CLIENTS) {
+            throw new IllegalArgumentException("--clients must be 1.." + MAX_CLIENTS + ", was " + clients);
+        }
+        if (durationSeconds < 1 || durationSeconds > MAX_DURATION_SECONDS) {
+            throw new IllegalArgumentException("--duration must be 1.." + MAX_DURATION_SECONDS + " seconds, was "
+                    + durationSeconds);
+        }
+        if (blipForSeconds < 0) {
+            throw new IllegalArgumentException("--blip-for must be >= 0 seconds, was " + blipForSeconds);
+        }
+        if (blipForSeconds > 0 && (blipAtSeconds < 0 || blipAtSeconds >= durationSeconds)) {
+            throw new IllegalArgumentException("--blip-at must be within the run (0.." + (durationSeconds - 1)
+                    + " seconds), was " + blipAtSeconds);
+        }
+        if (edgePort < 0 || edgePort > 65_535) {
+            throw new IllegalArgumentException("--port must be 0..65535, was " + edgePort);
+        }
+        if (!(callsPerSecondPerClient > 0) || callsPerSecondPerClient > 1_000) {
+            throw new IllegalArgumentException("calls per second per client must be in (0, 1000], was "
+                    + callsPerSecondPerClient);
+        }
+        if (trialDailyQuota < 1) {
+            throw new IllegalArgumentException("the Trial plan's daily quota must be >= 1, was " + trialDailyQuota);
+        }
+    }
+
+    /** 200 clients for 60 s, a 5 s blip at 30 s, free ports, {@code examples/shiplane.yaml}. */
+    public static DemoSettings defaults() {
+        return new DemoSettings(200, 60, 30, 5, 0, Path.of("examples", "shiplane.yaml"), Path.of("demo-report.html"),
+                42, 4.0, 150, ClientKind.SDK);
+    }
+
+    /** Whether this run has a blip. */
+    public boolean hasBlip() {
+        return blipForSeconds > 0;
+    }
+
+    public DemoSettings withClients(int n) {
+        return new DemoSettings(n, durationSeconds, blipAtSeconds, blipForSeconds, edgePort, config, report, seed,
+                callsPerSecondPerClient, trialDailyQuota, client);
+    }
+
+    /** This run lasting {@code seconds}, with the blip moved to the middle. */
+    public DemoSettings withDuration(int seconds) {
+        return new DemoSettings(clients, seconds, seconds / 2, blipForSeconds, edgePort, config, report, seed,
+                callsPerSecondPerClient, trialDailyQuota, client);
+    }
+
+    public DemoSettings withBlip(int atSeconds, int forSeconds) {
+        return new DemoSettings(clients, durationSeconds, atSeconds, forSeconds, edgePort, config, report, seed,
+                callsPerSecondPerClient, trialDailyQuota, client);
+    }
+
+    public DemoSettings withoutBlip() {
+        return withBlip(blipAtSeconds, 0);
+    }
+
+    public DemoSettings withEdgePort(int port) {
+        return new DemoSettings(clients, durationSeconds, blipAtSeconds, blipForSeconds, port, config, report, seed,
+                callsPerSecondPerClient, trialDailyQuota, client);
+    }
+
+    public DemoSettings withConfig(Path file) {
+        return new DemoSettings(clients, durationSeconds, blipAtSeconds, blipForSeconds, edgePort, file, report, seed,
+                callsPerSecondPerClient, trialDailyQuota, client);
+    }
+
+    public DemoSettings withReport(Path file) {
+        return new DemoSettings(clients, durationSeconds, blipAtSeconds, blipForSeconds, edgePort, config, file, seed,
+                callsPerSecondPerClient, trialDailyQuota, client);
+    }
+
+    public DemoSettings withSeed(long s) {
+        return new DemoSettings(clients, durationSeconds, blipAtSeconds, blipForSeconds, edgePort, config, report, s,
+                callsPerSecondPerClient, trialDailyQuota, client);
+    }
+
+    public DemoSettings withCallsPerSecondPerClient(double rate) {
+        return new DemoSettings(clients, durationSeconds, blipAtSeconds, blipForSeconds, edgePort, config, report, seed,
+                rate, trialDailyQuota, client);
+    }
+
+    public DemoSettings withTrialDailyQuota(long quota) {
+        return new DemoSettings(clients, durationSeconds, blipAtSeconds, blipForSeconds, edgePort, config, report, seed,
+                callsPerSecondPerClient, quota, client);
+    }
+
+    public DemoSettings withClient(ClientKind kind) {
+        return new DemoSettings(clients, durationSeconds, blipAtSeconds, blipForSeconds, edgePort, config, report, seed,
+                callsPerSecondPerClient, trialDailyQuota, kind);
+    }
+}

@@ -1,0 +1,124 @@
+package dev.sluice.redis.client;
+
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * One of this package's Lua scripts ({@code bucket.lua}, {@code budget.lua}), run by {@code EVALSHA};
+ * on {@code NOSCRIPT} (first use, a restart, a fail-over) it is loaded and the call repeated once,
+ * transparently; concurrent reloads share one {@code SCRIPT LOAD}. Thread-safe.
+ */
+final class ClientScript {
+
+    private final String text;
+    private final String sha;
+    private final AtomicReference<CompletableFuture<String>> loading = new AtomicReference<>();
+    private final LongAdder loads = new LongAdder();
+
+    private ClientScript(String text) {
+        this.text = text;
+        this.sha = sha1Hex(text);
+    }
+
+    static ClientScript bucket() {
+        return new ClientScript(resourceText("bucket.lua"));
+    }
+
+    static ClientScript budget() {
+        return new ClientScript(resourceText("budget.lua"));
+    }
+
+    /** The same script with a trailing comment: same behaviour, a SHA Redis has never seen (tests NOSCRIPT). */
+    ClientScript withComment(String comment) {
+        return new ClientScript(text + "\n-- " + comment.replace('\n', ' ') + "\n");
+    }
+
+    /** How many times this instance loaded the script into Redis. */
+    long loads() {
+        return loads.sum();
+    }
+
+    /** Runs the script; completes with its reply (a list of {@link Long}) on Lettuce's I/O thread. */
+    CompletableFuture<List<Object>> run(RedisClusterAsyncCommands<String, String> commands, String[] keys,
+            String[] args) {
+        return evalsha(commands, keys, args).exceptionallyCompose(e -> {
+            if (!(unwrap(e) instanceof RedisNoScriptException)) {
+                return CompletableFuture.failedFuture(e);
+            }
+            return load(commands).thenCompose(loaded -> evalsha(commands, keys, args));
+        });
+    }
+
+    /** Loads the script ahead of the first call, so that call does not pay for NOSCRIPT and a load. */
+    CompletableFuture<String> preload(RedisClusterAsyncCommands<String, String> commands) {
+        return load(commands);
+    }
+
+    private CompletableFuture<List<Object>> evalsha(RedisClusterAsyncCommands<String, String> commands,
+            String[] keys, String[] args) {
+        return commands.<List<Object>>evalsha(sha, ScriptOutputType.MULTI, keys, args).toCompletableFuture();
+    }
+
+    private CompletableFuture<String> load(RedisClusterAsyncCommands<String, String> commands) {
+        for (;;) {
+            CompletableFuture<String> current = loading.get();
+            if (current != null && !current.isDone()) {
+                return current;
+            }
+            CompletableFuture<String> mine = new CompletableFuture<>();
+            if (loading.compareAndSet(current, mine)) {
+                loads.increment();
+                commands.scriptLoad(text).whenComplete((loadedSha, e) -> {
+                    if (e != null) {
+                        mine.completeExceptionally(e);
+                    } else if (!sha.equals(loadedSha)) {
+                        mine.completeExceptionally(new IllegalStateException(
+                                "SCRIPT LOAD returned " + loadedSha + ", expected " + sha));
+                    } else {
+                        mine.complete(loadedSha);
+                    }
+                });
+                return mine;
+            }
+        }
+    }
+
+    static Throwable unwrap(Throwable e) {
+        while (e instanceof CompletionException && e.getCause() != null) {
+            e = e.getCause();
+        }
+        return e;
+    }
+
+    private static String resourceText(String name) {
+        try (InputStream in = ClientScript.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException(name + " is missing from the classpath");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static String sha1Hex(String s) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(s.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-1 is required of every JDK", e);
+        }
+    }
+}

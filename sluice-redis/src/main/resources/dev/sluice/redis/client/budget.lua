@@ -1,0 +1,101 @@
+-- Sluice: the SDK's retry budget shared by N processes (SPEC §4.2, §4.8): over a sliding window of n
+-- slots, a retry is granted while retries < max(min_retries, ratio * requests). One call = one
+-- operation, atomic; the server's TIME is the clock.
+--
+-- KEYS[1]  the budget hash: a ring of n slots per counter, field q<i> (requests) / r<i> (retries)
+--          = "<slot>:<count>" with i = slot mod n, and ls = the latest slot seen (a stale reading
+--          counts in it, never rewinding the window). Memory is constant.
+-- ARGV[1]  op: R count a request, T try to take a retry, V view
+-- ARGV[2]  now in µs, or '' for the server's TIME
+-- ARGV[3]  the slot length in µs
+-- ARGV[4]  n, the slots in the window
+-- ARGV[5]  ratio (a decimal, as the caller's double prints it)
+-- ARGV[6]  min_retries, the floor per window
+-- ARGV[7]  the TTL in ms (the window and one slot: after that, nothing in it counts)
+-- Reply:   {granted (1/0), requests in the window, retries in the window, now µs}
+
+local function fdiv(a, b)
+  local q = math.floor(a / b)
+  local r = a - q * b
+  if r < 0 then
+    q = q - 1
+  elseif r >= b then
+    q = q + 1
+  end
+  return q
+end
+
+local key = KEYS[1]
+local op = ARGV[1]
+local now
+if ARGV[2] == '' then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+else
+  now = tonumber(ARGV[2])
+end
+local slot_us = tonumber(ARGV[3])
+local n = tonumber(ARGV[4])
+local ratio = tonumber(ARGV[5])
+local min_retries = tonumber(ARGV[6])
+local ttl = tonumber(ARGV[7])
+
+local slot = fdiv(now, slot_us)
+local latest = tonumber(redis.call('HGET', key, 'ls'))
+if latest ~= nil and latest > slot then
+  slot = latest
+end
+local idx = slot - fdiv(slot, n) * n
+
+local function fmt(v)
+  return string.format('%.0f', v)
+end
+
+local function bump(prefix)
+  local f = prefix .. fmt(idx)
+  local v = redis.call('HGET', key, f)
+  local c = 0
+  if v then
+    local s, k = string.match(v, '^(%-?%d+):(%d+)$')
+    if s ~= nil and tonumber(s) == slot then
+      c = tonumber(k)
+    end
+  end
+  redis.call('HSET', key, f, fmt(slot) .. ':' .. fmt(c + 1), 'ls', fmt(slot))
+  redis.call('PEXPIRE', key, ttl)
+end
+
+if op == 'R' then
+  bump('q')
+  return {1, 0, 0, now}
+end
+
+local requests = 0
+local retries = 0
+local all = redis.call('HGETALL', key)
+for i = 1, #all, 2 do
+  local f = all[i]
+  local kind = string.sub(f, 1, 1)
+  if kind == 'q' or kind == 'r' then
+    local s, k = string.match(all[i + 1], '^(%-?%d+):(%d+)$')
+    s = tonumber(s)
+    if s ~= nil and s > slot - n and s <= slot then
+      if kind == 'q' then
+        requests = requests + tonumber(k)
+      else
+        retries = retries + tonumber(k)
+      end
+    end
+  end
+end
+
+local granted = 0
+if op == 'T' and retries < math.max(min_retries, ratio * requests) then
+  bump('r')
+  retries = retries + 1
+  granted = 1
+end
+if op == 'V' and redis.call('PTTL', key) == -1 then
+  redis.call('PEXPIRE', key, ttl) -- never a key without expiry (R16)
+end
+return {granted, requests, retries, now}

@@ -1,0 +1,59 @@
+package dev.sluice.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.sluice.sim.scenario.BuiltInScenarios;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * SPEC §7.2: a limit of 200 req/s, 200 workers, 3 attempts with sleep(2^attempt) on 429. The
+ * arrivals are evenly spaced (no sampling noise) and the loop has no jitter, so the naive figures
+ * are exact; the SDK's only randomness is its jitter and throttle draws.
+ */
+class RetryAmplificationTest {
+
+    private static VariantResult naive;
+    private static VariantResult sdk;
+
+    @BeforeAll
+    static void run() {
+        SimulationResult r = Simulation.run(BuiltInScenarios.load("retry-amplification"));
+        naive = r.variant("naive loop");
+        sdk = r.variant("sdk");
+    }
+
+    @Test
+    void theNaiveLoopTriplesTheOfferedLoadToSixHundredPerSecondDuringTheIncident() {
+        // 200 calls/s, each sent 3 times (at t, t + 1 s, t + 3 s) while everything is refused
+        assertThat(naive.headline().get("peak_requests_per_s")).isEqualTo(600.0);
+        for (int s = 24; s < 30; s++) {
+            assertThat(naive.second(s).requests()).as("second %d", s).isEqualTo(600);
+        }
+    }
+
+    @Test
+    void theNaiveLoopKeepsTheLoadUpLongAfterTheIncidentEnds() {
+        // demand already fills the limit, so the extra requests keep being refused: a long recovery
+        assertThat(naive.headline().get("recovery_s")).isEqualTo(-1.0); // not within the 150 s after it
+        double after = naive.rows().subList(120, 180).stream().mapToLong(SecondRow::requests).average().orElseThrow();
+        assertThat(after).isGreaterThan(400); // still more than twice the 200 calls/s, 90 s later
+    }
+
+    @Test
+    void theSdkKeepsItsPeakAtTheLimitAboutAThirdOfTheNaivePeak() {
+        double ratio = sdk.headline().get("peak_requests_per_s") / naive.headline().get("peak_requests_per_s");
+        assertThat(sdk.headline().get("peak_requests_per_s")).isLessThanOrEqualTo(220.0); // limit + 10 % budget
+        assertThat(ratio).isBetween(0.30, 0.37); // "about a third of the peak request count"
+        assertThat(sdk.headline().get("recovery_s")).isZero(); // back to calls ≈ requests at once
+    }
+
+    @Test
+    void bothDeliverTheSameUsefulThroughput() {
+        double naiveUseful = naive.headline().get("useful_throughput_per_s");
+        double sdkUseful = sdk.headline().get("useful_throughput_per_s");
+        assertThat(sdkUseful).isCloseTo(naiveUseful, within(0.03 * naiveUseful));
+        assertThat(naiveUseful).isBetween(180.0, 200.0); // the limit, less the incident
+    }
+}
