@@ -174,6 +174,21 @@ public final class DialectInput {
         return lowest;
     }
 
+    /**
+     * A field that counts what is already spent ({@code x-ratelimit-used}): as {@link #count}, but
+     * sent twice it gives its <b>highest</b> valid member, the cautious reading of a used count.
+     */
+    public Long usedCount(String name) {
+        Long highest = null;
+        for (String m : members(name)) {
+            long v = WireNumbers.parseDecimalCount(m);
+            if (v >= 0 && (highest == null || v > highest)) {
+                highest = v;
+            }
+        }
+        return highest;
+    }
+
     /** The lowest count among several equivalent fields ({@link #count(String)} of each). */
     public Long lowestCount(String... names) {
         Long lowest = null;

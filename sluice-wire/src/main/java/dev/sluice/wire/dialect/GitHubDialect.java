@@ -61,7 +61,7 @@ public final class GitHubDialect implements Dialect {
                     .name(resource)
                     .quota(in.count("x-ratelimit-limit"))
                     .remaining(remaining)
-                    .used(in.count("x-ratelimit-used"))
+                    .used(in.usedCount("x-ratelimit-used"))
                     .quotaUnit("requests")
                     // hourly primary limit, but GitHub calls its exhaustion a rate limit: not a quota
                     .kind(PolicySnapshot.PolicyKind.UNKNOWN);

@@ -35,7 +35,7 @@ public final class GitLabDialect implements Dialect {
                 .name(in.header("ratelimit-name"))
                 .quota(in.count("ratelimit-limit"))
                 .remaining(in.count("ratelimit-remaining"))
-                .used(in.count("ratelimit-observed"))
+                .used(in.usedCount("ratelimit-observed"))
                 .quotaUnit("requests");
         if (!ResetUnit.EPOCH_SECONDS.applyLongest(in.members("ratelimit-reset"), in.responseTime(), p)) {
             var at = HttpDate.parse(in.header("ratelimit-resettime"), in.responseTime());

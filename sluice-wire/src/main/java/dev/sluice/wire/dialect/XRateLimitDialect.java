@@ -72,7 +72,7 @@ public final class XRateLimitDialect implements Dialect {
         PolicySnapshot.Builder p = PolicySnapshot.builder()
                 .quota(list.limit())
                 .remaining(in.count(REMAINING))
-                .used(in.count(USED))
+                .used(in.usedCount(USED))
                 .quotaUnit("requests");
         int own = list.policyFor(list.limit());
         if (own >= 0) {

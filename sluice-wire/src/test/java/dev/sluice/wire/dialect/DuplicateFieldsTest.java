@@ -102,6 +102,14 @@ class DuplicateFieldsTest {
                 "x-ratelimit-remaining", "12").policies().get(0).remaining()).isEqualTo(12L);
     }
 
+    /** A used count sent twice is read high: with no remaining field, the remaining it implies is the lower. */
+    @Test
+    void aUsedCountSentTwiceGivesTheHighest() {
+        RateLimitSnapshot s = read(200, null, "X-RateLimit-Limit", "60", "X-RateLimit-Used", "10, 59");
+        assertThat(s.policies().get(0).used()).isEqualTo(59L);
+        assertThat(s.policies().get(0).remaining()).isEqualTo(1L);
+    }
+
     /** Two RateLimit lines naming one policy (R06: intermediaries join lines) merge into one policy. */
     @Test
     void aPolicyReportedTwiceIsMergedCautiously() {
