@@ -44,9 +44,11 @@ import picocli.CommandLine.Spec;
  * those of issue 2; the rest are additions (per-policy {@code kind}, {@code unit}, {@code used},
  * {@code reset_at}, and the response-level {@code limit}, {@code wait_ms}, {@code violated_policies},
  * {@code quota_reset_at}, {@code attributes}). {@code retry_after_ms} is the server's explicit hint
- * only; {@code wait_ms} is what a well-behaved client waits: the longer of that hint and the reset
- * of any spent policy (a GitHub primary limit says when in {@code x-ratelimit-reset}, not in
- * {@code Retry-After}).
+ * only; {@code wait_ms} is what a well-behaved client waits, {@link RateLimitSnapshot#suggestedWait()}
+ * — the same rule {@code SluiceHttpClient} follows: the longest hint (less {@code Age} when cached),
+ * and the reset of every policy that governs the next request (+1 s when the reset was an absolute
+ * time, R04; ignored when cached, SPEC §2.5). A GitHub primary limit says when in
+ * {@code x-ratelimit-reset}, not in {@code Retry-After}.
  */
 @Command(
         name = "explain",
@@ -153,8 +155,7 @@ public final class ExplainCommand implements Callable<Integer> {
             }
             json.writeEndArray();
             json.writeStringField("limit", s.violatedPolicy());
-            Duration wait = s.longestWait();
-            writeLong(json, "wait_ms", wait.isZero() && s.retryAfter() == null ? null : wait.toMillis());
+            writeLong(json, "wait_ms", s.suggestedWait().map(Duration::toMillis).orElse(null));
             json.writeArrayFieldStart("violated_policies");
             for (String name : s.violatedPolicies()) {
                 json.writeString(name);
