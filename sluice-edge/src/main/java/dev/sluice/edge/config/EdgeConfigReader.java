@@ -6,6 +6,7 @@ import dev.sluice.edge.route.PathPattern;
 import dev.sluice.edge.route.Route;
 import dev.sluice.edge.route.RouteTable;
 import dev.sluice.limiter.BurstPolicy;
+import dev.sluice.limiter.ConcurrencyPolicy;
 import dev.sluice.limiter.Plan;
 import dev.sluice.limiter.Policy;
 import dev.sluice.limiter.QuotaPolicy;
@@ -439,6 +440,13 @@ public final class EdgeConfigReader {
                             }
                             yield new QuotaPolicy(qp.name(), q.orElse(qp.quota()), qp.window(), qp.unit(),
                                     qp.partitionKey());
+                        }
+                        case ConcurrencyPolicy c -> {
+                            if (w.isPresent()) {
+                                throw new IllegalArgumentException("w: a concurrency policy has no window; "
+                                        + "override q only");
+                            }
+                            yield new ConcurrencyPolicy(c.name(), q.orElse(c.quota()), c.partitionKey());
                         }
                     });
                 } catch (IllegalArgumentException ex) {

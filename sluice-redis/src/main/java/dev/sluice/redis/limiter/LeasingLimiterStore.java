@@ -208,6 +208,21 @@ public final class LeasingLimiterStore implements LimiterStore {
         }
 
         @Override
+        public void release(String key, Allowed charge) {
+            LeasingLimiterStore.this.release(key, charge);
+        }
+
+        @Override
+        public CompletionStage<Void> releaseAsync(String key, Allowed charge) {
+            return LeasingLimiterStore.this.releaseAsync(key, charge);
+        }
+
+        @Override
+        public boolean supportsConcurrencyPolicies() {
+            return LeasingLimiterStore.this.supportsConcurrencyPolicies();
+        }
+
+        @Override
         public LimiterStore withFailureMode(FailureMode other) {
             return LeasingLimiterStore.this.withFailureMode(other);
         }

@@ -2,6 +2,7 @@ package dev.sluice.redis.limiter;
 
 import dev.sluice.limiter.Allowed;
 import dev.sluice.limiter.BurstPolicy;
+import dev.sluice.limiter.ConcurrencyPolicy;
 import dev.sluice.limiter.Costs;
 import dev.sluice.limiter.Decision;
 import dev.sluice.limiter.Plan;
@@ -90,6 +91,7 @@ final class LocalFallback {
                 policies.add(switch (p) {
                     case BurstPolicy b -> new BurstPolicy(b.name(), q, b.windowSeconds(), b.unit(), b.partitionKey());
                     case QuotaPolicy qp -> new QuotaPolicy(qp.name(), q, qp.window(), qp.unit(), qp.partitionKey());
+                    case ConcurrencyPolicy c -> new ConcurrencyPolicy(c.name(), q, c.partitionKey());
                 });
             }
         } catch (IllegalArgumentException e) {

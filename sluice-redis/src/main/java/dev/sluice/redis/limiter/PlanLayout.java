@@ -2,6 +2,7 @@ package dev.sluice.redis.limiter;
 
 import dev.sluice.limiter.Allowed;
 import dev.sluice.limiter.BurstPolicy;
+import dev.sluice.limiter.ConcurrencyPolicy;
 import dev.sluice.limiter.Costs;
 import dev.sluice.limiter.Plan;
 import dev.sluice.limiter.Policy;
@@ -48,7 +49,8 @@ final class PlanLayout {
             char unit = switch (p.unit()) {
                 case REQUESTS -> 'r';
                 case CONTENT_BYTES -> 'c';
-                case CONCURRENT_REQUESTS -> throw new IllegalArgumentException("unreachable: " + p);
+                case CONCURRENT_REQUESTS -> throw new IllegalArgumentException("policy " + p.name()
+                        + ": the Redis store does not hold concurrent-requests policies (plan " + plan.name() + ")");
             };
             switch (p) {
                 case BurstPolicy b -> {
@@ -65,6 +67,7 @@ final class PlanLayout {
                     fixedArgs[4 * i + 2] = Long.toString(g.emissionTicks());
                     fixedArgs[4 * i + 3] = Long.toString(g.capacityTicks());
                 }
+                case ConcurrencyPolicy c -> throw new IllegalArgumentException("unreachable: " + c);
                 case QuotaPolicy q -> {
                     int anchor = anchorOf(q.window());
                     suffixes[i] = (anchor == 0 ? "d" : "m" + anchor + ":") + q.quota() + unit + ":" + q.name();

@@ -245,6 +245,21 @@ public final class RedisLimiterStore implements LimiterStore {
         }
 
         @Override
+        public void release(String key, Allowed charge) {
+            RedisLimiterStore.this.release(key, charge);
+        }
+
+        @Override
+        public CompletionStage<Void> releaseAsync(String key, Allowed charge) {
+            return RedisLimiterStore.this.releaseAsync(key, charge);
+        }
+
+        @Override
+        public boolean supportsConcurrencyPolicies() {
+            return RedisLimiterStore.this.supportsConcurrencyPolicies();
+        }
+
+        @Override
         public LimiterStore withFailureMode(FailureMode other) {
             return RedisLimiterStore.this.withFailureMode(other);
         }
