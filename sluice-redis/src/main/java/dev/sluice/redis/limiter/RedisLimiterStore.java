@@ -14,6 +14,7 @@ import dev.sluice.limiter.spi.LimiterStore;
 import dev.sluice.redis.RedisEndpoint;
 import dev.sluice.redis.RedisEndpointConfig;
 import dev.sluice.redis.RedisUnavailableException;
+import dev.sluice.redis.internal.LuaScript;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Instant;
@@ -77,7 +78,7 @@ public final class RedisLimiterStore implements LimiterStore {
     private final RedisEndpoint endpoint;
     private final boolean ownsEndpoint;
     private final RedisLimiterConfig config;
-    private final LimiterScript script;
+    private final LuaScript script;
     private final String minTtlMillis;
     private final long timeoutNanos;
     private final ConcurrentHashMap<Plan, PlanLayout> layouts = new ConcurrentHashMap<>();
@@ -103,11 +104,11 @@ public final class RedisLimiterStore implements LimiterStore {
      * @throws NullPointerException if an argument is {@code null}
      */
     public RedisLimiterStore(RedisEndpoint endpoint, RedisLimiterConfig config) {
-        this(endpoint, false, config, LimiterScript.standard(), true);
+        this(endpoint, false, config, limiterScript(), true);
     }
 
     /** {@code preload}: load the script as soon as Redis is up (tests of the NOSCRIPT path pass false). */
-    RedisLimiterStore(RedisEndpoint endpoint, boolean ownsEndpoint, RedisLimiterConfig config, LimiterScript script,
+    RedisLimiterStore(RedisEndpoint endpoint, boolean ownsEndpoint, RedisLimiterConfig config, LuaScript script,
             boolean preload) {
         this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
         this.ownsEndpoint = ownsEndpoint;
@@ -129,6 +130,11 @@ public final class RedisLimiterStore implements LimiterStore {
 
     private final CompletableFuture<?> preloaded;
 
+    /** A fresh instance of {@code limiter.lua} (each store counts its own loads). */
+    static LuaScript limiterScript() {
+        return LuaScript.resource(RedisLimiterStore.class, "limiter.lua");
+    }
+
     /**
      * A store with its own {@link RedisEndpoint} at {@code uri} (closed with the store): the edge's
      * {@code store: redis://...} setting. Waits for the first connection and the script's load at most
@@ -144,7 +150,7 @@ public final class RedisLimiterStore implements LimiterStore {
     /** {@link #open(String, RedisLimiterConfig)} with endpoint settings of its own. */
     public static RedisLimiterStore open(RedisEndpointConfig endpointConfig, RedisLimiterConfig config) {
         RedisEndpoint endpoint = RedisEndpoint.connect(endpointConfig);
-        RedisLimiterStore store = new RedisLimiterStore(endpoint, true, config, LimiterScript.standard(), true);
+        RedisLimiterStore store = new RedisLimiterStore(endpoint, true, config, limiterScript(), true);
         try {
             store.preloaded.get(endpointConfig.connectTimeout().toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException | java.util.concurrent.ExecutionException e) {
@@ -530,7 +536,7 @@ public final class RedisLimiterStore implements LimiterStore {
                 }
                 return;
             }
-            Throwable cause = LimiterScript.unwrap(e);
+            Throwable cause = LuaScript.unwrap(e);
             if (isAvailabilityFailure(cause)) {
                 endpoint.recordFailure(cause);
             }
