@@ -1,14 +1,18 @@
 package dev.sluice.cli.edge;
 
 import dev.sluice.edge.config.StoreConfig;
+import dev.sluice.limiter.idempotency.IdempotencyStore;
 import dev.sluice.limiter.memory.InMemoryLimiterStore;
 import dev.sluice.limiter.spi.LimiterStore;
 import dev.sluice.redis.RedisEndpointConfig;
+import dev.sluice.redis.idempotency.RedisIdempotencyConfig;
+import dev.sluice.redis.idempotency.RedisIdempotencyStore;
 import dev.sluice.redis.limiter.LeasingLimiterStore;
 import dev.sluice.redis.limiter.RedisLimiterConfig;
 import dev.sluice.redis.limiter.RedisLimiterStore;
 import dev.sluice.time.TimeSource;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Builds the limiter store that an edge configuration's {@code store} section names (SPEC §3.14): the
@@ -48,6 +52,27 @@ public final class EdgeStores {
                         : LeasingLimiterStore.owning(redis, r.lease().get().units(), r.lease().get().ttl(), time);
             }
         };
+    }
+
+    /**
+     * The idempotency store (SPEC §3.11) that goes with {@code limiter}, a store {@link #open} made: on
+     * Redis, a {@link RedisIdempotencyStore} on the limiter's connection (records under
+     * {@code sluice:idem:}, each operation bounded by the section's {@code decision-timeout}), so a retry
+     * that lands on another replica finds its record; in memory, empty (the edge keeps its own).
+     *
+     * @return a store the caller closes (before {@code limiter}: it shares the connection)
+     */
+    public static Optional<IdempotencyStore> idempotency(StoreConfig config, LimiterStore limiter) {
+        if (!(config instanceof StoreConfig.Redis r)) {
+            return Optional.empty();
+        }
+        RedisLimiterStore redis = switch (limiter) {
+            case RedisLimiterStore s -> s;
+            case LeasingLimiterStore l -> l.redis();
+            default -> throw new IllegalArgumentException("not a store EdgeStores.open made for " + r + ": " + limiter);
+        };
+        return Optional.of(new RedisIdempotencyStore(redis.endpoint(), RedisIdempotencyConfig.builder()
+                .operationTimeout(r.decisionTimeout()).build()));
     }
 
     /** The {@link RedisLimiterConfig} of a {@code store} section. */

@@ -136,6 +136,11 @@ public final class LeasingLimiterStore implements LimiterStore {
         this.failClosedView = new ModeView(FailureMode.FAIL_CLOSED);
     }
 
+    /** The strict store the leases are charged to. */
+    public RedisLimiterStore redis() {
+        return redis;
+    }
+
     private void returnExpiredLeasesQuietly() {
         try {
             returnExpiredLeases();
