@@ -18,8 +18,9 @@ import java.util.Objects;
  *   <tr><td>{@code jitterCeiling}</td><td>20 s</td><td>as above</td></tr>
  *   <tr><td>{@code maxWait}</td><td>60 s</td><td>a hint longer than this is not waited for: the call fails at once with
  *       the hint (§2.4; R03); jitter is trimmed so no wait exceeds it</td></tr>
- *   <tr><td>{@code resetMargin}</td><td>1 s</td><td>added to waits derived from a policy's reset rather than from
- *       Retry-After, so that the window has surely rolled over at the server (R04)</td></tr>
+ *   <tr><td>{@code resetMargin}</td><td>1 s</td><td>added to waits derived from a policy's <em>absolute</em> reset
+ *       (epoch, RFC 3339) rather than from Retry-After, so that the window has surely rolled over at the server
+ *       (R04; {@code RateLimitSnapshot.suggestedWait}); R04 asks for at least 1 s</td></tr>
  *   <tr><td>{@code maxAttemptsPerIdempotencyKey}</td><td>5</td><td>total attempts one Idempotency-Key may use across
  *       the caller's repeated calls (§4.4)</td></tr>
  *   <tr><td>{@code mintIdempotencyKeys}</td><td>true</td><td>give every non-idempotent request a UUID key unless the

@@ -56,4 +56,10 @@ public final class Snapshots {
     public static PolicySnapshot unknown(String name, Long q, Long w, long r, Duration t) {
         return new PolicySnapshot(name, q, w, r, t, null, PolicyKind.UNKNOWN);
     }
+
+    /** {@code p} with its reset stated as an absolute time (GitHub epoch, Anthropic RFC 3339), as a dialect marks it. */
+    public static PolicySnapshot absoluteReset(PolicySnapshot p) {
+        return new PolicySnapshot(p.name(), p.quota(), p.windowSeconds(), p.remaining(), p.resetIn(), p.quotaUnit(),
+                p.kind(), p.used(), p.resetAt(), p.attributes(), true);
+    }
 }

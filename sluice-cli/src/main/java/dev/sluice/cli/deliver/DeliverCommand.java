@@ -7,8 +7,10 @@ import picocli.CommandLine.Spec;
 /** {@code sluice deliver}: the durable delivery worker (SPEC §6). */
 @Command(name = "deliver",
         mixinStandardHelpOptions = true,
-        description = {"Durable outbound delivery (webhooks, partner calls): exactly-once in effect across crashes,",
-            "throttles and replicas. Store: a SQLite file (default ./sluice-delivery.db) or PostgreSQL."},
+        headerHeading = "%n",
+        header = "Durable outbound delivery (webhooks, partner calls) with retries and dead letters.",
+        description = {"Exactly-once in effect across crashes, throttles and replicas.",
+            "Store: a SQLite file (default ./sluice-delivery.db) or PostgreSQL."},
         subcommands = {RunCommand.class, EnqueueCommand.class, StatusCommand.class, DeadLettersCommand.class,
             ReplayCommand.class, ReviewCommand.class, DestinationsCommand.class})
 public final class DeliverCommand implements Runnable {

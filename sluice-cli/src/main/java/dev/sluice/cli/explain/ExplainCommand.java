@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -43,17 +44,21 @@ import picocli.CommandLine.Spec;
  * those of issue 2; the rest are additions (per-policy {@code kind}, {@code unit}, {@code used},
  * {@code reset_at}, and the response-level {@code limit}, {@code wait_ms}, {@code violated_policies},
  * {@code quota_reset_at}, {@code attributes}). {@code retry_after_ms} is the server's explicit hint
- * only; {@code wait_ms} is what a well-behaved client waits: the longer of that hint and the reset
- * of any spent policy (a GitHub primary limit says when in {@code x-ratelimit-reset}, not in
- * {@code Retry-After}).
+ * only; {@code wait_ms} is what a well-behaved client waits, {@link RateLimitSnapshot#suggestedWait()}
+ * — the same rule {@code SluiceHttpClient} follows: the longest hint (less {@code Age} when cached),
+ * and the reset of every policy that governs the next request (+1 s when the reset was an absolute
+ * time, R04; ignored when cached, SPEC §2.5). A GitHub primary limit says when in
+ * {@code x-ratelimit-reset}, not in {@code Retry-After}.
  */
 @Command(
         name = "explain",
         mixinStandardHelpOptions = true,
+        headerHeading = "%n",
+        header = "Explain what a raw HTTP response says about the caller's limits.",
         description = {
-            "Explain a raw HTTP response: what kind of answer it is, how long to wait, and each",
-            "reported limit, normalised from any dialect (IETF drafts, GitHub, OpenAI, Anthropic,",
-            "Discord, Shopify, Google, ...). Prints one JSON object."
+            "Prints one JSON object: what kind of answer it is, how long to wait, and each reported",
+            "limit, normalised from any dialect (IETF drafts, GitHub, OpenAI, Anthropic, Discord,",
+            "Shopify, Google, ...)."
         },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:the response was read", "2:the input is not an HTTP response (one-line error)"})
@@ -80,12 +85,18 @@ public final class ExplainCommand implements Callable<Integer> {
             out.println(toJson(snapshot));
             out.flush();
             return 0;
-        } catch (CliError | MalformedResponseException e) {
-            PrintWriter err = spec.commandLine().getErr();
-            err.println("sluice explain: " + where() + e.getMessage());
-            err.flush();
-            return 2;
+        } catch (CliError e) {
+            return fail(e.getMessage());
+        } catch (MalformedResponseException e) {
+            return fail(where() + e.getMessage());
         }
+    }
+
+    private int fail(String message) {
+        PrintWriter err = spec.commandLine().getErr();
+        err.println("sluice explain: " + message);
+        err.flush();
+        return 2;
     }
 
     private String where() {
@@ -112,9 +123,9 @@ public final class ExplainCommand implements Callable<Integer> {
             }
             return Files.readAllBytes(Path.of(response));
         } catch (NoSuchFileException e) {
-            throw new CliError("no such file");
+            throw new CliError(where() + "no such file");
         } catch (IOException e) {
-            throw new CliError("cannot read: " + e.getMessage());
+            throw new CliError(where() + "cannot read: " + e.getMessage());
         }
     }
 
@@ -139,19 +150,18 @@ public final class ExplainCommand implements Callable<Integer> {
                 json.writeStringField("kind", p.kind().name().toLowerCase(Locale.ROOT));
                 json.writeStringField("unit", p.quotaUnit());
                 writeLong(json, "used", p.used());
-                json.writeStringField("reset_at", p.resetAt() == null ? null : p.resetAt().toString());
+                json.writeStringField("reset_at", rfc3339(p.resetAt()));
                 json.writeEndObject();
             }
             json.writeEndArray();
             json.writeStringField("limit", s.violatedPolicy());
-            Duration wait = s.longestWait();
-            writeLong(json, "wait_ms", wait.isZero() && s.retryAfter() == null ? null : wait.toMillis());
+            writeLong(json, "wait_ms", s.suggestedWait().map(Duration::toMillis).orElse(null));
             json.writeArrayFieldStart("violated_policies");
             for (String name : s.violatedPolicies()) {
                 json.writeString(name);
             }
             json.writeEndArray();
-            json.writeStringField("quota_reset_at", s.quotaResetAt() == null ? null : s.quotaResetAt().toString());
+            json.writeStringField("quota_reset_at", rfc3339(s.quotaResetAt()));
             json.writeObjectFieldStart("attributes");
             for (Map.Entry<String, String> e : s.attributes().entrySet()) {
                 json.writeStringField(e.getKey(), e.getValue());
@@ -162,6 +172,11 @@ public final class ExplainCommand implements Callable<Integer> {
             throw new IllegalStateException("writing to a string cannot fail", e);
         }
         return text.toString();
+    }
+
+    /** RFC 3339 UTC to the millisecond at most (a local clock's nanoseconds are noise here). */
+    private static String rfc3339(Instant instant) {
+        return instant == null ? null : instant.truncatedTo(ChronoUnit.MILLIS).toString();
     }
 
     private static void writeLong(JsonGenerator json, String name, Long value) throws IOException {

@@ -62,12 +62,13 @@ class ExplainCommandTest {
 
     @Test
     void githubPrimaryLimitWaitsUntilTheResetMeasuredFromTheServersDate() throws IOException {
-        // reset 21:48:42, Date 21:48:12: 30 s by the server's clock whatever --now says (R04)
+        // reset 21:48:42, Date 21:48:12: 30 s by the server's clock whatever --now says, plus the
+        // 1 s margin an absolute reset gets (R04 scenario 2: 31 s)
         JsonNode s = explain("github-403-primary-limit.http");
         assertThat(s.get("kind").asText()).isEqualTo("rate_limited");
         assertThat(s.get("dialect").asText()).isEqualTo("github");
         assertThat(s.get("retry_after_ms").isNull()).isTrue();
-        assertThat(s.get("wait_ms").asLong()).isEqualTo(30_000);
+        assertThat(s.get("wait_ms").asLong()).isEqualTo(31_000);
     }
 
     @Test
@@ -90,9 +91,10 @@ class ExplainCommandTest {
     void cachedResponseIsMarked() throws IOException {
         // SPEC §2.5: a response with Age comes from a cache; its RateLimit fields are not for pacing
         Path raw = Files.writeString(dir.resolve("r.http"),
-                "HTTP/1.1 200 OK\r\nAge: 689\r\nRateLimit: \"burst\";r=7;t=2\r\n\r\n");
+                "HTTP/1.1 200 OK\r\nAge: 689\r\nRateLimit: \"burst\";r=0;t=2\r\n\r\n");
         CliRun run = CliRun.of("explain", "--response", raw.toString(), "--now", "2026-11-30T18:00:00Z");
         assertThat(JSON.readTree(run.out()).get("cached").asBoolean()).isTrue();
+        assertThat(JSON.readTree(run.out()).get("wait_ms").isNull()).isTrue(); // r=0 of a cached copy paces nobody
     }
 
     @Test

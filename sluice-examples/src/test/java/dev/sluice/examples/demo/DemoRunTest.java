@@ -96,14 +96,20 @@ class DemoRunTest {
 
     @Test
     void shiplane503sOnlyDuringTheBlip() {
+        // Shiplane switches the blip on its own wall clock; the fleet files an attempt under the
+        // second it saw it in. One request's latency can straddle a second boundary, so the second
+        // on each side of the blip may hold a few 503s; every second further out holds none.
+        long inBlip503 = 0;
+        long inBlipAdmitted = 0;
         for (SecondCounts c : run.seconds()) {
-            if (c.second() < BLIP_AT) {
-                assertThat(c.get(Series.UNAVAILABLE)).as("second %d, before the blip", c.second()).isZero();
-            } else if (c.second() < BLIP_AT + BLIP_FOR) {
-                assertThat(c.get(Series.UNAVAILABLE)).as("second %d, in the blip", c.second()).isPositive();
-                assertThat(c.get(Series.UNAVAILABLE)).isGreaterThan(c.get(Series.ADMITTED) / 2);
+            if (c.second() < BLIP_AT - 1 || c.second() > BLIP_AT + BLIP_FOR) {
+                assertThat(c.get(Series.UNAVAILABLE)).as("second %d, away from the blip", c.second()).isZero();
+            } else if (c.second() >= BLIP_AT && c.second() < BLIP_AT + BLIP_FOR) {
+                inBlip503 += c.get(Series.UNAVAILABLE);
+                inBlipAdmitted += c.get(Series.ADMITTED);
             }
         }
+        assertThat(inBlip503).as("503s in the blip's seconds").isGreaterThan(inBlipAdmitted);
         assertThat(run.totals().get(Series.UNAVAILABLE)).isEqualTo(run.upstream().unavailable());
         assertThat(run.blip()).contains(new RunReport.Blip(BLIP_AT, BLIP_AT + BLIP_FOR));
     }

@@ -3,7 +3,6 @@ package dev.sluice.wire.dialect;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sluice.wire.snapshot.Outcome;
 import dev.sluice.wire.snapshot.PolicySnapshot;
-import dev.sluice.wire.value.Rfc3339;
 import java.util.LinkedHashSet;
 import java.util.Optional;
 import java.util.Set;
@@ -37,7 +36,7 @@ public final class AnthropicDialect implements Dialect {
     @Override
     public Optional<DialectReading> read(DialectInput in) {
         Set<String> families = new LinkedHashSet<>();
-        for (String name : in.headers().names()) {
+        for (String name : in.names()) {
             if (name.startsWith(PREFIX)) {
                 for (String suffix : SUFFIXES) {
                     if (name.endsWith(suffix) && name.length() > PREFIX.length() + suffix.length()) {
@@ -57,11 +56,9 @@ public final class AnthropicDialect implements Dialect {
                     .name(family)
                     .quota(in.count(base + "-limit"))
                     .remaining(in.count(base + "-remaining"))
-                    .quotaUnit(family.equals("requests") ? "requests" : "tokens");
-            var at = Rfc3339.parse(in.header(base + "-reset"));
-            if (at != null) {
-                ResetUnit.absolute(at, in.responseTime(), p);
-            }
+                    .quotaUnit(OpenAiDialect.unitOf(family));
+            // RFC 3339 as documented; an epoch or a delta is read for what it is (ResetUnit)
+            ResetUnit.AUTO.applyLongest(in.members(base + "-reset"), in.responseTime(), p);
             r.policy(p.build());
         }
         if (errorType != null) {

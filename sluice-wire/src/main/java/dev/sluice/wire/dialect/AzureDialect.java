@@ -34,12 +34,12 @@ public final class AzureDialect implements Dialect {
     public Optional<DialectReading> read(DialectInput in) {
         List<PolicySnapshot> scoped = new ArrayList<>();
         List<PolicySnapshot> resource = new ArrayList<>();
-        for (String name : in.headers().names()) {
+        for (String name : in.names()) {
             if (!name.startsWith(PREFIX) || name.length() == PREFIX.length()) {
                 continue;
             }
             if (name.equals(RESOURCE)) {
-                for (String line : in.headers().all(name)) {
+                for (String line : in.all(name)) {
                     for (String pair : line.split(",")) {
                         int semi = pair.lastIndexOf(';');
                         long remaining = semi > 0 ? WireNumbers.parseCount(pair.substring(semi + 1)) : -1;

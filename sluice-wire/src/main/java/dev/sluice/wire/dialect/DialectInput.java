@@ -1,5 +1,8 @@
 package dev.sluice.wire.dialect;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
@@ -7,14 +10,36 @@ import dev.sluice.wire.http.HttpFields;
 import dev.sluice.wire.http.ResponseView;
 import dev.sluice.wire.problem.ProblemDetails;
 import dev.sluice.wire.value.HttpDate;
+import dev.sluice.wire.value.ListMembers;
 import dev.sluice.wire.value.WireNumbers;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * One response as a {@link Dialect} sees it: the raw response, the instant relative values are
  * measured from, and the body parsed lazily (once) as JSON and as problem details.
+ *
+ * <h2>Field names and duplicates</h2>
+ * The field accessors of this class ({@link #header}, {@link #has}, {@link #all},
+ * {@link #members}, {@link #count}, {@link #names}) compare names case-insensitively and treat the
+ * spellings {@code rate-limit} and {@code ratelimit} as one ({@code X-Rate-Limit-Remaining} is
+ * {@code x-ratelimit-remaining}; Azure OpenAI sends {@code x-rate-limit-reset-tokens} beside
+ * {@code x-ratelimit-remaining-tokens}). Lines of both spellings are one field, in arrival order.
+ * {@link #headers()} gives the fields exactly as received.
+ *
+ * <p>A field that arrives twice, as two lines or as one comma-joined line, is one field (RFC 9110
+ * §5.3). Readers that pick one value pick the cautious one (SPEC §2.4, "a hint is never
+ * undercut"): {@link #count} gives the <b>lowest</b> count, and resets are read with
+ * {@link ResetUnit#applyLongest}, the <b>longest</b> wait.
  *
  * <p>Not thread-safe: the registry creates one per {@code read} call.
  */
@@ -23,11 +48,21 @@ public final class DialectInput {
     /** Bodies longer than this (in chars) are not parsed as JSON: limit bodies are small. */
     public static final int MAX_JSON_BODY_CHARS = 256 * 1024;
 
-    private static final ObjectMapper MAPPER = JsonMapper.builder().build();
+    /**
+     * Numbers of any length are accepted (Jackson's default refuses more than 1,000 digits, and a
+     * refused body would make a huge {@code retry_after} vanish instead of saturating, R03); the
+     * fast big-number parser keeps a 250,000-digit literal to a few hundred milliseconds.
+     */
+    private static final ObjectMapper MAPPER = JsonMapper.builder(JsonFactory.builder()
+            .streamReadConstraints(StreamReadConstraints.builder().maxNumberLength(MAX_JSON_BODY_CHARS).build())
+            .enable(StreamReadFeature.USE_FAST_BIG_NUMBER_PARSER)
+            .build()).build();
 
     private final ResponseView response;
     private final Instant localNow;
     private final Instant serverDate;
+    /** canonical name ({@link #canonical(String)}) to field lines, in first-arrival order */
+    private final Map<String, List<String>> fields;
     private JsonNode json;
     private boolean jsonParsed;
     private ProblemDetails problem;
@@ -42,6 +77,20 @@ public final class DialectInput {
         this.response = Objects.requireNonNull(response, "response");
         this.localNow = Objects.requireNonNull(localNow, "localNow");
         this.serverDate = HttpDate.parse(response.headers().first("Date").orElse(null), localNow);
+        Map<String, List<String>> f = new LinkedHashMap<>();
+        for (String name : response.headers().names()) {
+            f.computeIfAbsent(canonical(name), k -> new ArrayList<>(1)).addAll(response.headers().all(name));
+        }
+        this.fields = Collections.unmodifiableMap(f);
+    }
+
+    /**
+     * The name this class files a field under: lower case, with {@code rate-limit} spelled
+     * {@code ratelimit}.
+     */
+    static String canonical(String name) {
+        String n = name.toLowerCase(Locale.ROOT);
+        return n.contains("rate-limit") ? n.replace("rate-limit", "ratelimit") : n;
     }
 
     public ResponseView response() {
@@ -74,23 +123,98 @@ public final class DialectInput {
         return serverDate != null;
     }
 
-    /** The first field line of {@code name}, stripped, or {@code null}. */
+    /** The first field line of {@code name} (either spelling), stripped, or {@code null}. */
     public String header(String name) {
-        return response.headers().first(name).orElse(null);
+        List<String> lines = fields.get(canonical(name));
+        return lines == null ? null : lines.get(0);
     }
 
-    /** True when the field is present. */
+    /** True when the field is present (either spelling). */
     public boolean has(String name) {
-        return response.headers().contains(name);
+        return fields.containsKey(canonical(name));
+    }
+
+    /** Every field line of {@code name} (both spellings), in arrival order; empty when absent. */
+    public List<String> all(String name) {
+        return fields.getOrDefault(canonical(name), List.of());
     }
 
     /**
-     * The field as a non-negative count ({@code 1*DIGIT}, saturating), or {@code null} when absent,
-     * negative (a "not reported" sentinel such as Azure OpenAI's {@code -1}) or malformed.
+     * The list members of every field line of {@code name} ({@link ListMembers}): {@code 50} and
+     * {@code 0} for two lines or for one line {@code 50, 0}.
+     */
+    public List<String> members(String name) {
+        return ListMembers.of(all(name));
+    }
+
+    /** The canonical names present ({@link #canonical(String)}), in first-arrival order. */
+    public Set<String> names() {
+        return fields.keySet();
+    }
+
+    /**
+     * The field as a non-negative count, or {@code null} when absent, negative (a "not reported"
+     * sentinel such as Azure OpenAI's {@code -1}) or malformed. Digits saturate; a decimal
+     * ({@code 599.0}, Reddit) is rounded down. A field sent twice (two lines, or {@code 50, 0})
+     * gives its <b>lowest</b> valid member: a remaining allowance is never overstated (SPEC §2.4).
      */
     public Long count(String name) {
-        long v = WireNumbers.parseCount(header(name));
-        return v < 0 ? null : v;
+        List<String> lines = all(name);
+        if (lines.size() == 1 && lines.get(0).indexOf(',') < 0) {
+            long v = WireNumbers.parseDecimalCount(lines.get(0));
+            return v < 0 ? null : v;
+        }
+        Long lowest = null;
+        for (String m : ListMembers.of(lines)) {
+            long v = WireNumbers.parseDecimalCount(m);
+            if (v >= 0 && (lowest == null || v < lowest)) {
+                lowest = v;
+            }
+        }
+        return lowest;
+    }
+
+    /**
+     * A field that counts what is already spent ({@code x-ratelimit-used}): as {@link #count}, but
+     * sent twice it gives its <b>highest</b> valid member, the cautious reading of a used count.
+     */
+    public Long usedCount(String name) {
+        Long highest = null;
+        for (String m : members(name)) {
+            long v = WireNumbers.parseDecimalCount(m);
+            if (v >= 0 && (highest == null || v > highest)) {
+                highest = v;
+            }
+        }
+        return highest;
+    }
+
+    /** The lowest count among several equivalent fields ({@link #count(String)} of each). */
+    public Long lowestCount(String... names) {
+        Long lowest = null;
+        for (String n : names) {
+            Long v = count(n);
+            if (v != null && (lowest == null || v < lowest)) {
+                lowest = v;
+            }
+        }
+        return lowest;
+    }
+
+    /**
+     * The {@code Age} field (RFC 9111 §5.1: delta-seconds since the origin produced the response),
+     * or {@code null} when absent or malformed. Sent twice, the smallest value: it shortens a wait
+     * the least.
+     */
+    public Duration age() {
+        Long seconds = null;
+        for (String m : members("Age")) {
+            long v = WireNumbers.parseCount(m);
+            if (v >= 0 && (seconds == null || v < seconds)) {
+                seconds = v;
+            }
+        }
+        return seconds == null ? null : WireNumbers.clamp(Duration.ofSeconds(Math.min(seconds, Long.MAX_VALUE / 2)));
     }
 
     /**

@@ -14,8 +14,10 @@ import java.util.Map;
  * {@link dev.sluice.wire.snapshot.RateLimitSnapshot}.
  *
  * @param policies the limits reported, most relevant first (the registry keeps this order)
- * @param retryAfter a dialect-specific wait (a body's {@code retry_after}, Google
- *     {@code RetryInfo}); takes precedence over {@code Retry-After}; {@code null} when none
+ * @param retryAfter a dialect-specific wait (Discord's body {@code retry_after}, Google
+ *     {@code RetryInfo}); the registry weighs it with {@code Retry-After} and the other hints (the
+ *     longest wins, keeping a finer value that a whole-second header merely rounds up);
+ *     {@code null} when none
  * @param outcome the dialect's own classification when it knows better than the status code
  *     (OpenAI {@code insufficient_quota}, Google per-day quota, a rate limit sent as 403); applied
  *     only to error statuses (≥ 400); {@code null} to let the registry decide

@@ -13,7 +13,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -27,11 +29,26 @@ import java.util.Optional;
  *       policies, the dialect id and any dialect-specific hints. (A response that mixes families,
  *       such as Jira's {@code Beta-RateLimit} with {@code X-RateLimit-*}, is read in the dialect
  *       that comes first.)</li>
- *   <li>The retry-after hint is, in order: the dialect's own (a body {@code retry_after}, Google
- *       {@code RetryInfo}), {@code retry-after-ms} / {@code x-ms-retry-after-ms}, {@code Retry-After}
- *       (SPEC §2.4, measured from the response's {@code Date}), the problem's {@code retry_after_s}.
- *       Malformed values are skipped (R01).</li>
- *   <li>{@code cached} is true when {@code Age} is present (SPEC §2.5).</li>
+ *   <li>The retry-after hint is the <b>longest</b> valid one of: the dialect's own (Discord's
+ *       body, Google {@code RetryInfo}), {@code retry-after-ms} / {@code x-ms-retry-after-ms},
+ *       {@code Retry-After} (SPEC §2.4; an HTTP-date is measured from the response's {@code Date}),
+ *       the problem's {@code retry_after_s}, and on an error status a {@code retry_after}-like
+ *       member anywhere in a JSON body (Telegram's {@code parameters.retry_after},
+ *       {@code error.retry_after}, ...). Every field line and list member counts: a field sent
+ *       twice is one field (RFC 9110 §5.3). Longest, because a hint is never undercut
+ *       (SPEC §2.4): {@code Retry-After: 5} with {@code retry-after-ms: 1500} is 5 s. One
+ *       exception keeps precision: when the longest is a whole number of seconds and another hint
+ *       lies less than a second below it ({@code Retry-After: 65} beside Discord's
+ *       {@code retry_after: 64.57}), the whole seconds are that hint rounded up for the
+ *       {@code 1*DIGIT} grammar, and the precise value is kept. Malformed values are skipped
+ *       (R01).</li>
+ *   <li>{@code cached} is true when {@code Age} is present (SPEC §2.5), and {@code age} holds its
+ *       value; the hint stays as the origin stated it (for an HTTP-date without {@code Date}, the
+ *       origin's time is taken as the local clock less {@code Age}), and
+ *       {@link RateLimitSnapshot#suggestedWait(Duration)} subtracts the age.</li>
+ *   <li>Policies reported twice under one name (and partition key), e.g. from two
+ *       {@code RateLimit} field lines, are merged into one: the lowest remaining, the longest reset
+ *       (SPEC §2.4).</li>
  *   <li>The outcome follows the rules of SPEC §4.2 as described on {@link OutcomeRules}.</li>
  * </ol>
  *
@@ -54,7 +71,7 @@ public final class DialectRegistry {
      * The registry with every dialect Sluice ships, in this precedence: IETF draft-11, Atlassian's
      * {@code Beta-RateLimit}, IETF draft-07, Zendesk, GitLab, IETF draft-03..06, Anthropic, Discord,
      * OpenAI, GitHub, Shopify, Salesforce, Azure, Google, remaining-credits, generic
-     * {@code x-ratelimit-*}, Cloudflare, RFC 9457 problem details, error bodies, bare
+     * {@code x-ratelimit-*}, Cloudflare, AWS, RFC 9457 problem details, error bodies, bare
      * {@code Retry-After}.
      */
     public static DialectRegistry standard() {
@@ -81,6 +98,7 @@ public final class DialectRegistry {
                 RemainingCreditsDialect.INSTANCE,
                 XRateLimitDialect.standard(),
                 CloudflareDialect.INSTANCE,
+                AwsDialect.INSTANCE,
                 ProblemDetailsDialect.INSTANCE,
                 ErrorBodyDialect.INSTANCE,
                 RetryAfterDialect.INSTANCE);
@@ -132,10 +150,11 @@ public final class DialectRegistry {
                 break;
             }
         }
-        List<PolicySnapshot> policies = reading == null ? List.of() : reading.policies();
+        List<PolicySnapshot> policies = reading == null ? List.of() : mergeDuplicates(reading.policies());
         ProblemDetails problem = in.problem().orElse(null);
 
-        Duration retryAfter = retryAfter(in, reading, problem);
+        Duration age = in.age();
+        Duration retryAfter = retryAfter(in, reading, problem, localNow, age);
         List<String> violated = violatedPolicies(problem, reading);
         Outcome outcome = OutcomeRules.classify(in, reading, policies, violated, retryAfter != null);
 
@@ -154,26 +173,119 @@ public final class DialectRegistry {
                 violatedPolicy,
                 quotaResetAt,
                 reading == null ? null : reading.attributes(),
-                violated);
+                violated,
+                age);
     }
 
-    private static Duration retryAfter(DialectInput in, DialectReading reading, ProblemDetails problem) {
+    private static Duration retryAfter(DialectInput in, DialectReading reading, ProblemDetails problem,
+            Instant localNow, Duration age) {
+        List<Duration> hints = new ArrayList<>(4);
         if (reading != null && reading.retryAfter() != null) {
-            return reading.retryAfter();
+            hints.add(reading.retryAfter());
         }
         for (String msField : new String[] {RetryAfter.FIELD_MS, "x-ms-retry-after-ms"}) {
-            if (RetryAfter.parseMillis(in.header(msField)) instanceof RetryAfterHint.Delay d) {
-                return d.duration();
+            if (RetryAfter.parseMillisLines(in.all(msField)) instanceof RetryAfterHint.Delay d) {
+                hints.add(d.duration());
             }
         }
-        if (RetryAfter.parse(in.header(RetryAfter.FIELD), in.responseTime()) instanceof RetryAfterHint.Delay d) {
-            return d.duration();
+        // an HTTP-date counts from the origin's time: its Date, else (cached) the local clock less Age
+        Instant origin = in.serverDated() || age == null ? in.responseTime() : ResetUnit.minus(localNow, age);
+        if (RetryAfter.parseLines(in.all(RetryAfter.FIELD), origin) instanceof RetryAfterHint.Delay d) {
+            hints.add(d.duration());
         }
         if (problem != null && problem.retryAfterSeconds() != null) {
             long s = Math.min(problem.retryAfterSeconds(), WireNumbers.MAX_DURATION.getSeconds());
-            return Duration.ofSeconds(s);
+            hints.add(Duration.ofSeconds(s));
         }
-        return null;
+        if (in.status() >= 400) {
+            Duration body = Signals.bodyRetryAfter(in.json().orElse(null));
+            if (body != null) {
+                hints.add(body);
+            }
+        }
+        return longestHint(hints);
+    }
+
+    /**
+     * The longest hint; but when it is whole seconds and another hint lies less than a second below
+     * it, that finer hint (the whole seconds are its rounding up for {@code 1*DIGIT}).
+     */
+    static Duration longestHint(List<Duration> hints) {
+        Duration longest = null;
+        for (Duration h : hints) {
+            if (longest == null || h.compareTo(longest) > 0) {
+                longest = h;
+            }
+        }
+        if (longest == null || longest.getNano() != 0 || longest.isZero()) {
+            return longest;
+        }
+        Duration floor = longest.minusSeconds(1);
+        Duration finer = null;
+        for (Duration h : hints) {
+            if (h.compareTo(floor) > 0 && h.compareTo(longest) < 0 && (finer == null || h.compareTo(finer) > 0)) {
+                finer = h;
+            }
+        }
+        return finer != null ? finer : longest;
+    }
+
+    /**
+     * Merges policies that share a name and partition key ({@code pk} attribute) into the first of
+     * them: the lowest remaining, the highest used, the longest reset (with its instant and form),
+     * the first known quota, window and unit, a quota kind when either says so. Unnamed policies
+     * are kept as they are.
+     */
+    static List<PolicySnapshot> mergeDuplicates(List<PolicySnapshot> policies) {
+        if (policies.size() < 2) {
+            return policies;
+        }
+        List<PolicySnapshot> out = new ArrayList<>(policies.size());
+        boolean merged = false;
+        for (PolicySnapshot p : policies) {
+            int same = -1;
+            if (p.name() != null) {
+                for (int i = 0; i < out.size(); i++) {
+                    PolicySnapshot q = out.get(i);
+                    if (p.name().equals(q.name()) && Objects.equals(p.attributes().get("pk"), q.attributes().get("pk"))) {
+                        same = i;
+                        break;
+                    }
+                }
+            }
+            if (same < 0) {
+                out.add(p);
+            } else {
+                out.set(same, merge(out.get(same), p));
+                merged = true;
+            }
+        }
+        return merged ? List.copyOf(out) : policies;
+    }
+
+    private static PolicySnapshot merge(PolicySnapshot a, PolicySnapshot b) {
+        boolean bResetsLater = b.resetIn() != null && (a.resetIn() == null || b.resetIn().compareTo(a.resetIn()) > 0
+                || (b.resetIn().equals(a.resetIn()) && b.absoluteReset() && !a.absoluteReset()));
+        PolicySnapshot reset = bResetsLater ? b : a;
+        Map<String, String> attributes = new LinkedHashMap<>(b.attributes());
+        attributes.putAll(a.attributes());
+        PolicyKind kind = a.kind() == PolicyKind.QUOTA || b.kind() == PolicyKind.QUOTA ? PolicyKind.QUOTA
+                : a.kind() != PolicyKind.UNKNOWN ? a.kind() : b.kind();
+        return new PolicySnapshot(a.name(),
+                a.quota() != null ? a.quota() : b.quota(),
+                a.windowSeconds() != null ? a.windowSeconds() : b.windowSeconds(),
+                lowest(a.remaining(), b.remaining()),
+                reset.resetIn(),
+                a.quotaUnit() != null ? a.quotaUnit() : b.quotaUnit(),
+                kind,
+                a.used() == null ? b.used() : b.used() == null ? a.used() : Long.valueOf(Math.max(a.used(), b.used())),
+                reset.resetAt() != null ? reset.resetAt() : (a.resetAt() != null ? a.resetAt() : b.resetAt()),
+                attributes,
+                reset.absoluteReset());
+    }
+
+    private static Long lowest(Long a, Long b) {
+        return a == null ? b : b == null ? a : Long.valueOf(Math.min(a, b));
     }
 
     private static List<String> violatedPolicies(ProblemDetails problem, DialectReading reading) {

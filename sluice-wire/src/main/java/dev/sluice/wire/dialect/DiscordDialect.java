@@ -55,8 +55,14 @@ public final class DiscordDialect implements Dialect {
                     .quota(in.count("x-ratelimit-limit"))
                     .remaining(in.count("x-ratelimit-remaining"))
                     .quotaUnit("requests");
-            ResetUnit.EPOCH_SECONDS.apply(in.header("x-ratelimit-reset"), in.responseTime(), p);
-            Duration after = WireNumbers.parseDecimal(in.header("x-ratelimit-reset-after"), SECOND, MILLI);
+            ResetUnit.EPOCH_SECONDS.applyLongest(in.members("x-ratelimit-reset"), in.responseTime(), p);
+            Duration after = null;
+            for (String m : in.members("x-ratelimit-reset-after")) {
+                Duration d = WireNumbers.parseDecimal(m, SECOND, MILLI);
+                if (d != null && (after == null || d.compareTo(after) > 0)) {
+                    after = d; // sent twice: the longest (SPEC §2.4)
+                }
+            }
             if (after != null) {
                 ResetUnit.delta(after, in.responseTime(), p); // the server's own wait beats the epoch's
             }

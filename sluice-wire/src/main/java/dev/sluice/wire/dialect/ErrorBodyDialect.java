@@ -3,7 +3,6 @@ package dev.sluice.wire.dialect;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sluice.wire.snapshot.Outcome;
 import dev.sluice.wire.snapshot.PolicySnapshot;
-import dev.sluice.wire.value.WireNumbers;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
@@ -12,9 +11,11 @@ import java.util.Set;
  * Error bodies that say "rate limited" without any rate-limit field, on the statuses servers use
  * for limits (400, 402, 403, 420, 422, 429). Id {@code error-body}.
  * <ul>
- *   <li>A JSON {@code retry_after} / {@code retryAfter} number (seconds, top level or under
- *       {@code error}) is the wait; a top-level {@code limit} number the quota and {@code current}
- *       the used count (e.g. Emailit).</li>
+ *   <li>A JSON {@code retry_after}-like member (seconds, or milliseconds for {@code retry_after_ms})
+ *       at the top level or nested: {@code retryAfter}, {@code error.retry_after}, Telegram's
+ *       {@code parameters.retry_after}, ... ({@link Signals#bodyRetryAfter}) is the wait; a
+ *       top-level {@code limit} number the quota and {@code current} the used count (e.g.
+ *       Emailit).</li>
  *   <li>Known vendor codes: Stripe {@code error.code} {@code rate_limit} / {@code lock_timeout}
  *       (Stripe sent 400 before API version 2015-09-08), X/Twitter {@code errors[].code} 88, Okta
  *       {@code errorCode} {@code E0000047}, Twilio {@code code} 20429, Slack {@code error}
@@ -31,8 +32,6 @@ public final class ErrorBodyDialect implements Dialect {
 
     /** The statuses servers use to say "too much": 429, and 400, 402, 403, 420, 422 (R08, vectors). */
     private static final Set<Integer> LIMIT_STATUSES = Set.of(400, 402, 403, 420, 422, 429);
-    private static final Duration SECOND = Duration.ofSeconds(1);
-    private static final Duration MILLI = Duration.ofMillis(1);
 
     private ErrorBodyDialect() {
     }
@@ -51,13 +50,7 @@ public final class ErrorBodyDialect implements Dialect {
         DialectReading.Builder r = DialectReading.builder();
         boolean matched = false;
         if (json != null && json.isObject()) {
-            Duration wait = seconds(json.get("retry_after"));
-            if (wait == null) {
-                wait = seconds(json.get("retryAfter"));
-            }
-            if (wait == null) {
-                wait = seconds(Signals.at(json, "error", "retry_after"));
-            }
+            Duration wait = Signals.bodyRetryAfter(json);
             if (wait != null) {
                 r.retryAfter(wait);
                 matched = true;
@@ -119,10 +112,6 @@ public final class ErrorBodyDialect implements Dialect {
             return "slack:" + slack;
         }
         return null;
-    }
-
-    private static Duration seconds(JsonNode n) {
-        return WireNumbers.parseDecimal(Signals.plainNumber(n), SECOND, MILLI);
     }
 
     private static String join(String... parts) {

@@ -2,6 +2,7 @@ package dev.sluice.wire.dialect;
 
 import dev.sluice.wire.snapshot.Outcome;
 import dev.sluice.wire.snapshot.PolicySnapshot;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -11,8 +12,12 @@ import java.util.Optional;
  * (the policy name: {@code core}, {@code search}, ...). Id {@code github}.
  *
  * <p>Recognised by the fields only GitHub sends ({@code x-ratelimit-resource},
- * {@code x-ratelimit-used}, {@code x-github-request-id}, {@code Server: GitHub.com}) or by a body
- * that mentions a secondary rate limit.
+ * {@code x-github-request-id}, {@code Server: GitHub.com}), by a body that mentions a secondary
+ * rate limit, or by {@code x-ratelimit-used} with a reset that reads as an epoch. Reddit sends
+ * {@code x-ratelimit-used} too, with a reset in delta seconds ("number of seconds to end of
+ * period", Reddit API wiki): that response is left to the generic {@code x-ratelimit} dialect.
+ * Whatever matched, the reset is read as epoch seconds only when it is a plausible epoch
+ * ({@link ResetUnit}), so a delta reset is never read as a 1970 instant.
  *
  * <p>GitHub sends rate limits as 403 as well as 429 (GitHub REST docs, "Rate limits for the REST
  * API"). A 403 is a rate limit when {@code remaining} is 0 (primary), when it carries
@@ -37,8 +42,8 @@ public final class GitHubDialect implements Dialect {
     public Optional<DialectReading> read(DialectInput in) {
         String server = in.header("Server");
         boolean secondaryBody = mentionsSecondaryLimit(in.body());
-        boolean recognised = in.has("x-ratelimit-resource") || in.has("x-ratelimit-used")
-                || in.has("x-github-request-id")
+        boolean recognised = in.has("x-ratelimit-resource") || in.has("x-github-request-id")
+                || (in.has("x-ratelimit-used") && epochOrNoReset(in))
                 || (server != null && server.toLowerCase(Locale.ROOT).contains("github"))
                 || secondaryBody;
         if (!recognised) {
@@ -56,11 +61,11 @@ public final class GitHubDialect implements Dialect {
                     .name(resource)
                     .quota(in.count("x-ratelimit-limit"))
                     .remaining(remaining)
-                    .used(in.count("x-ratelimit-used"))
+                    .used(in.usedCount("x-ratelimit-used"))
                     .quotaUnit("requests")
                     // hourly primary limit, but GitHub calls its exhaustion a rate limit: not a quota
                     .kind(PolicySnapshot.PolicyKind.UNKNOWN);
-            ResetUnit.EPOCH_SECONDS.apply(in.header("x-ratelimit-reset"), in.responseTime(), p);
+            ResetUnit.EPOCH_SECONDS.applyLongest(in.members("x-ratelimit-reset"), in.responseTime(), p);
             r.policy(p.build());
         }
 
@@ -79,6 +84,12 @@ public final class GitHubDialect implements Dialect {
             }
         }
         return Optional.of(r.build());
+    }
+
+    /** GitHub's reset is always epoch seconds: a used count beside a delta reset is someone else. */
+    private static boolean epochOrNoReset(DialectInput in) {
+        List<String> resets = in.members("x-ratelimit-reset");
+        return resets.isEmpty() || ResetUnit.EPOCH_SECONDS.readsAsAbsolute(resets.get(0), in.responseTime());
     }
 
     private static boolean mentionsSecondaryLimit(String body) {

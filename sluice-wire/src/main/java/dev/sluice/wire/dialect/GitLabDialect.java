@@ -9,7 +9,8 @@ import java.util.Optional;
  * throttle, e.g. {@code throttle_authenticated_web}), {@code -Reset} and {@code -ResetTime}. Unlike
  * the IETF drafts that share these names, GitLab's {@code RateLimit-Reset} is an absolute Unix
  * epoch ({@code RateLimit-ResetTime} repeats it as an HTTP-date), read with
- * {@link ResetUnit#AUTO} and converted with the response's {@code Date}. Recognised by
+ * {@link ResetUnit#EPOCH_SECONDS} (a value that is no plausible epoch is read as a delta) and
+ * converted with the response's {@code Date}. Recognised by
  * {@code RateLimit-Observed}, {@code RateLimit-Name} or {@code RateLimit-ResetTime}, which the
  * drafts do not define. Id {@code gitlab}.
  */
@@ -34,9 +35,9 @@ public final class GitLabDialect implements Dialect {
                 .name(in.header("ratelimit-name"))
                 .quota(in.count("ratelimit-limit"))
                 .remaining(in.count("ratelimit-remaining"))
-                .used(in.count("ratelimit-observed"))
+                .used(in.usedCount("ratelimit-observed"))
                 .quotaUnit("requests");
-        if (!ResetUnit.AUTO.apply(in.header("ratelimit-reset"), in.responseTime(), p)) {
+        if (!ResetUnit.EPOCH_SECONDS.applyLongest(in.members("ratelimit-reset"), in.responseTime(), p)) {
             var at = HttpDate.parse(in.header("ratelimit-resettime"), in.responseTime());
             if (at != null) {
                 ResetUnit.absolute(at, in.responseTime(), p);

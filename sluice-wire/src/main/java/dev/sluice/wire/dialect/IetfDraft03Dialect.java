@@ -1,7 +1,6 @@
 package dev.sluice.wire.dialect;
 
 import dev.sluice.wire.snapshot.PolicySnapshot;
-import dev.sluice.wire.value.WireNumbers;
 import java.util.Optional;
 
 /**
@@ -12,9 +11,11 @@ import java.util.Optional;
  * move to {@code RateLimit-Policy: 100;w=60}. The limit's window is the quota policy of the same
  * quota (or the only one); other quota policies become further policies. Id {@code ietf-draft-03}.
  *
- * <p>A reset of 10<sup>9</sup> or more is read as an epoch (some servers reuse these names with
- * epoch resets; see {@link ResetUnit#AUTO}). Field names are matched case-insensitively (the
- * drafts' own examples mix {@code RateLimit-} and {@code Ratelimit-}).
+ * <p>The reset is delta seconds as the drafts define it, but a value that can only be a plausible
+ * epoch (10<sup>9</sup> or more) is read as one: some servers reuse these names with epoch resets
+ * ({@link ResetUnit}). Sent twice, the lowest remaining and the longest reset count (SPEC §2.4).
+ * Field names are matched case-insensitively (the drafts' own examples mix {@code RateLimit-} and
+ * {@code Ratelimit-}).
  */
 public final class IetfDraft03Dialect implements Dialect {
 
@@ -38,16 +39,12 @@ public final class IetfDraft03Dialect implements Dialect {
         QuotaPolicies limitField = OldIetfFields.quotaPolicies(in.headers().all("RateLimit-Limit"));
         Long limit = limitField.limit();
         QuotaPolicies policies = limitField.policies().isEmpty() ? policyField : limitField;
-        Long remaining = OldIetfFields.integer(in.headers().all("RateLimit-Remaining"));
-        if (remaining == null) {
-            long loose = WireNumbers.parseCount(in.header("RateLimit-Remaining"));
-            remaining = loose >= 0 ? loose : null;
-        }
+        Long remaining = in.count("RateLimit-Remaining"); // an SF Integer, or loosely written
         PolicySnapshot.Builder p = PolicySnapshot.builder()
                 .quota(limit)
                 .remaining(remaining)
                 .quotaUnit("requests");
-        ResetUnit.AUTO.apply(in.header("RateLimit-Reset"), in.responseTime(), p);
+        ResetUnit.DELTA_SECONDS.applyLongest(in.members("RateLimit-Reset"), in.responseTime(), p);
         DialectReading.Builder r = DialectReading.builder();
         OldIetfFields.addPolicies(r, p, limit, policies);
         return Optional.of(r.build());

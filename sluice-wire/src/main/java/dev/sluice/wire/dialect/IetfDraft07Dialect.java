@@ -2,7 +2,8 @@ package dev.sluice.wire.dialect;
 
 import dev.sluice.wire.sf.Dictionary;
 import dev.sluice.wire.snapshot.PolicySnapshot;
-import java.time.Duration;
+import dev.sluice.wire.value.ListMembers;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -32,14 +33,29 @@ public final class IetfDraft07Dialect implements Dialect {
         if (d == null || !(d.containsKey("limit") || d.containsKey("remaining") || d.containsKey("reset"))) {
             return Optional.empty();
         }
-        Long limit = OldIetfFields.integer(d, "limit");
+        // a key sent twice (two lines joined, where RFC 9651 keeps the last) is read cautiously: the
+        // first limit, the lowest remaining, the longest reset (SPEC §2.4)
+        Long limit = null;
+        Long remaining = null;
+        Long reset = null;
+        for (String member : ListMembers.of(in.headers().all("RateLimit"))) {
+            Dictionary one = OldIetfFields.dictionary(List.of(member));
+            if (one == null) {
+                continue;
+            }
+            Long l = OldIetfFields.integer(one, "limit");
+            Long r = OldIetfFields.integer(one, "remaining");
+            Long t = OldIetfFields.integer(one, "reset");
+            limit = limit != null ? limit : l;
+            remaining = r == null || (remaining != null && remaining <= r) ? remaining : r;
+            reset = t == null || (reset != null && reset >= t) ? reset : t;
+        }
         PolicySnapshot.Builder p = PolicySnapshot.builder()
                 .quota(limit)
-                .remaining(OldIetfFields.integer(d, "remaining"))
+                .remaining(remaining)
                 .quotaUnit("requests");
-        Long reset = OldIetfFields.integer(d, "reset");
         if (reset != null) {
-            ResetUnit.delta(Duration.ofSeconds(reset), in.responseTime(), p);
+            ResetUnit.DELTA_SECONDS.apply(Long.toString(reset), in.responseTime(), p); // an epoch is read as one
         }
         DialectReading.Builder r = DialectReading.builder();
         OldIetfFields.addPolicies(r, p, limit, OldIetfFields.quotaPolicies(in.headers().all("RateLimit-Policy")));

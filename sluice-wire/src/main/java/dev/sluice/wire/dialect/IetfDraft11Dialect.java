@@ -16,7 +16,6 @@ import dev.sluice.wire.sf.SfToken;
 import dev.sluice.wire.sf.StructuredFieldParseException;
 import dev.sluice.wire.sf.StructuredFields;
 import dev.sluice.wire.snapshot.PolicySnapshot;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
@@ -111,7 +110,8 @@ public final class IetfDraft11Dialect implements Dialect {
                     .name(limit.name())
                     .remaining(limit.remaining());
             if (limit.resetSeconds() != null) {
-                ResetUnit.delta(Duration.ofSeconds(limit.resetSeconds()), in.responseTime(), p);
+                // t is delta seconds; an epoch misplaced there is read as one (ResetUnit)
+                ResetUnit.DELTA_SECONDS.apply(Long.toString(limit.resetSeconds()), in.responseTime(), p);
             }
             for (int i = 0; i < quotas.size(); i++) {
                 QuotaPolicy q = quotas.get(i);

@@ -51,18 +51,6 @@ final class OldIetfFields {
         return new QuotaPolicies(limit, policies);
     }
 
-    /** A non-negative Integer item field, or {@code null}. */
-    static Long integer(List<String> lines) {
-        if (lines.isEmpty()) {
-            return null;
-        }
-        try {
-            return StructuredFields.parseItem(lines).bareItem() instanceof SfInteger i && i.value() >= 0 ? i.value() : null;
-        } catch (StructuredFieldParseException e) {
-            return null;
-        }
-    }
-
     /** A Dictionary field, or {@code null} when absent or unparseable. */
     static Dictionary dictionary(List<String> lines) {
         if (lines.isEmpty()) {

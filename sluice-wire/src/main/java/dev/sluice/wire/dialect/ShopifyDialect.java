@@ -24,11 +24,18 @@ public final class ShopifyDialect implements Dialect {
 
     @Override
     public Optional<DialectReading> read(DialectInput in) {
-        String value = in.header("x-shopify-shop-api-call-limit");
-        if (value == null) {
+        if (!in.has("x-shopify-shop-api-call-limit")) {
             return Optional.empty();
         }
         DialectReading.Builder r = DialectReading.builder();
+        // sent twice, one policy per value: the registry merges them (lowest remaining, SPEC §2.4)
+        for (String value : in.members("x-shopify-shop-api-call-limit")) {
+            addPolicy(r, value);
+        }
+        return Optional.of(r.build());
+    }
+
+    private static void addPolicy(DialectReading.Builder r, String value) {
         int slash = value.indexOf('/');
         if (slash > 0) {
             long used = WireNumbers.parseCount(value.substring(0, slash));
@@ -43,6 +50,5 @@ public final class ShopifyDialect implements Dialect {
                         .build());
             }
         }
-        return Optional.of(r.build());
     }
 }

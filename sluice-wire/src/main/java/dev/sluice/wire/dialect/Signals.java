@@ -1,7 +1,11 @@
 package dev.sluice.wire.dialect;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.sluice.wire.value.GoDuration;
+import dev.sluice.wire.value.WireNumbers;
+import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * Small readers shared by the dialects: words in error texts that mean "rate limited" or "quota
@@ -18,6 +22,11 @@ final class Signals {
         "per month", "insufficient_quota", "out of credit", "out-of-credit", "enough credit",
         "credits exhausted", "billing hard limit",
     };
+
+    /** A positive value beyond any wait, which the duration readers saturate (R03). */
+    private static final String SATURATED = "99999999999999999999";
+    private static final Duration SECOND = Duration.ofSeconds(1);
+    private static final Duration MILLI = Duration.ofMillis(1);
 
     private Signals() {
     }
@@ -86,8 +95,82 @@ final class Signals {
             return null;
         }
         if (n.isFloatingPointNumber() && !n.isBigDecimal() && !Double.isFinite(n.doubleValue())) {
-            return n.doubleValue() > 0 ? "99999999999999999999" : null;
+            return n.doubleValue() > 0 ? SATURATED : null;
+        }
+        if (n.isBigInteger() && n.bigIntegerValue().bitLength() > 63) {
+            // a 5,000-digit literal: saturate without printing it (R03), never vanish
+            return n.bigIntegerValue().signum() > 0 ? SATURATED : null;
         }
         return n.decimalValue().stripTrailingZeros().toPlainString();
+    }
+
+    /**
+     * The longest wait a JSON error body states in a {@code retry_after}-like member, wherever it
+     * sits: top level ({@code retry_after}, {@code retryAfter}), under {@code error}, Telegram's
+     * {@code parameters}, an {@code errors} array, ... (objects and arrays up to four levels deep).
+     * Member names are compared without case, {@code _} or {@code -}: {@code retry_after},
+     * {@code retryAfter}, {@code Retry-After}, {@code retry_after_seconds} and
+     * {@code retry_after_s} are seconds; {@code retry_after_ms}, {@code retryAfterMillis} are
+     * milliseconds. A value is a JSON number or a string holding a decimal or a Go duration
+     * ({@code "1m0s"}); seconds are kept to the millisecond, rounded up. Negative and malformed
+     * values are skipped; huge ones saturate at {@link WireNumbers#MAX_DURATION} (R03).
+     *
+     * @return the longest such wait, or {@code null} when there is none
+     */
+    static Duration bodyRetryAfter(JsonNode json) {
+        return json == null ? null : longestRetryAfter(json, 0, null);
+    }
+
+    private static final int MAX_DEPTH = 4;
+    private static final int MAX_ARRAY_ITEMS = 32;
+
+    private static Duration longestRetryAfter(JsonNode node, int depth, Duration best) {
+        if (depth > MAX_DEPTH) {
+            return best;
+        }
+        if (node.isObject()) {
+            for (Map.Entry<String, JsonNode> e : node.properties()) {
+                Duration unit = retryAfterUnit(e.getKey());
+                if (unit != null) {
+                    Duration d = duration(e.getValue(), unit);
+                    if (d != null && (best == null || d.compareTo(best) > 0)) {
+                        best = d;
+                    }
+                } else if (e.getValue().isContainerNode()) {
+                    best = longestRetryAfter(e.getValue(), depth + 1, best);
+                }
+            }
+        } else if (node.isArray()) {
+            for (int i = 0; i < Math.min(node.size(), MAX_ARRAY_ITEMS); i++) {
+                best = longestRetryAfter(node.get(i), depth + 1, best);
+            }
+        }
+        return best;
+    }
+
+    /** The unit of a retry-after-like member name, or {@code null} when the name is not one. */
+    private static Duration retryAfterUnit(String name) {
+        if (name.length() < 10 || name.length() > 32) {
+            return null;
+        }
+        String n = name.toLowerCase(Locale.ROOT).replace("_", "").replace("-", "");
+        return switch (n) {
+            case "retryafter", "retryafters", "retryaftersec", "retryaftersecs", "retryafterseconds" -> SECOND;
+            case "retryafterms", "retryaftermillis", "retryaftermilliseconds" -> MILLI;
+            default -> null;
+        };
+    }
+
+    private static Duration duration(JsonNode v, Duration unit) {
+        String text = v.isNumber() ? plainNumber(v) : v.isTextual() ? v.textValue().strip() : null;
+        if (text == null) {
+            return null;
+        }
+        Duration d = WireNumbers.parseDecimal(text, unit, MILLI);
+        if (d == null && v.isTextual()) {
+            Duration go = GoDuration.parse(text);
+            d = go == null ? null : WireNumbers.roundUp(go, MILLI);
+        }
+        return d;
     }
 }

@@ -6,15 +6,17 @@ import java.util.Optional;
 
 /**
  * The generic {@code X-RateLimit-*} family many APIs share (SendGrid, Okta, X/Twitter, App.net,
- * WHOOP, Prisjakt, ...): {@code X-RateLimit-Limit} / {@code X-Rate-Limit-Limit},
- * {@code -Remaining}, {@code -Reset}, {@code -Used}. Id {@code x-ratelimit} for the standard
+ * WHOOP, Prisjakt, Reddit, ...): {@code X-RateLimit-Limit} / {@code X-Rate-Limit-Limit},
+ * {@code -Remaining} (a decimal {@code 599.0} is rounded down), {@code -Reset}, {@code -Used}.
+ * Sent twice, the lowest remaining and the longest reset count (SPEC §2.4). Id {@code x-ratelimit} for the standard
  * instance.
  *
  * <p>The limit may carry quota policies in the old IETF style ({@code 100, 100;window=60,
  * 10000;window=86400}); the matching window is attached to the limit and the others become further
  * policies. Vendors disagree on what {@code -Reset} means, so the {@link ResetUnit} is a
  * constructor argument: the standard instance uses {@link ResetUnit#AUTO} (epoch seconds when the
- * value is ≥ 10<sup>9</sup>, epoch milliseconds when ≥ 10<sup>12</sup>, delta seconds otherwise);
+ * value is ≥ 10<sup>9</sup>, epoch milliseconds when ≥ 10<sup>12</sup>, and a plausible instant;
+ * delta seconds otherwise: Reddit's {@code 502}, App.net's {@code 2615});
  * a server documented to send delta milliseconds (Prisjakt: {@code 600000} = 10 minutes, which AUTO
  * would read as 600,000 seconds) needs its own instance, e.g.
  * {@code XRateLimitDialect.of("prisjakt", ResetUnit.DELTA_MILLIS)}, registered first.
@@ -25,10 +27,11 @@ public final class XRateLimitDialect implements Dialect {
 
     private static final XRateLimitDialect STANDARD = new XRateLimitDialect("x-ratelimit", ResetUnit.AUTO);
 
-    private static final String[] LIMIT = {"x-ratelimit-limit", "x-rate-limit-limit"};
-    private static final String[] REMAINING = {"x-ratelimit-remaining", "x-rate-limit-remaining"};
-    private static final String[] RESET = {"x-ratelimit-reset", "x-rate-limit-reset"};
-    private static final String[] USED = {"x-ratelimit-used", "x-rate-limit-used"};
+    // DialectInput reads X-Rate-Limit-* under these names too
+    private static final String LIMIT = "x-ratelimit-limit";
+    private static final String REMAINING = "x-ratelimit-remaining";
+    private static final String RESET = "x-ratelimit-reset";
+    private static final String USED = "x-ratelimit-used";
 
     private final String id;
     private final ResetUnit resetUnit;
@@ -60,18 +63,16 @@ public final class XRateLimitDialect implements Dialect {
 
     @Override
     public Optional<DialectReading> read(DialectInput in) {
-        String limit = first(in, LIMIT);
-        String remaining = first(in, REMAINING);
-        String reset = first(in, RESET);
-        if (limit == null && remaining == null && reset == null) {
+        String limit = in.header(LIMIT);
+        if (limit == null && !in.has(REMAINING) && !in.has(RESET)) {
             return Optional.empty();
         }
         QuotaPolicies list = QuotaPolicies.parseLoose(limit);
         DialectReading.Builder r = DialectReading.builder();
         PolicySnapshot.Builder p = PolicySnapshot.builder()
                 .quota(list.limit())
-                .remaining(count(in, REMAINING))
-                .used(count(in, USED))
+                .remaining(in.count(REMAINING))
+                .used(in.usedCount(USED))
                 .quotaUnit("requests");
         int own = list.policyFor(list.limit());
         if (own >= 0) {
@@ -81,7 +82,7 @@ public final class XRateLimitDialect implements Dialect {
         if (own < 0 && interval != null && interval > 0) {
             p.windowSeconds(interval); // Atlassian Data Center
         }
-        resetUnit.apply(reset, in.responseTime(), p);
+        resetUnit.applyLongest(in.members(RESET), in.responseTime(), p);
         r.policy(p.build());
         for (int i = 0; i < list.policies().size(); i++) {
             if (i != own) {
@@ -90,25 +91,5 @@ public final class XRateLimitDialect implements Dialect {
             }
         }
         return Optional.of(r.build());
-    }
-
-    private static String first(DialectInput in, String[] names) {
-        for (String n : names) {
-            String v = in.header(n);
-            if (v != null) {
-                return v;
-            }
-        }
-        return null;
-    }
-
-    private static Long count(DialectInput in, String[] names) {
-        for (String n : names) {
-            Long v = in.count(n);
-            if (v != null) {
-                return v;
-            }
-        }
-        return null;
     }
 }

@@ -31,46 +31,53 @@ public final class ZendeskDialect implements Dialect {
 
     @Override
     public Optional<DialectReading> read(DialectInput in) {
-        boolean endpoints = in.headers().names().stream().anyMatch(n -> n.startsWith(ENDPOINT_PREFIX));
+        boolean endpoints = in.names().stream().anyMatch(n -> n.startsWith(ENDPOINT_PREFIX));
         if (!endpoints && !in.has("x-rate-limit")) {
             return Optional.empty();
         }
         DialectReading.Builder r = DialectReading.builder();
         Long limit = in.count("ratelimit-limit");
-        Long remaining = in.count("ratelimit-remaining");
         PolicySnapshot.Builder account = PolicySnapshot.builder()
                 .quota(limit != null ? limit : in.count("x-rate-limit"))
-                .remaining(remaining != null ? remaining : in.count("x-rate-limit-remaining"))
+                // the two spellings of the account limit are one field: the lowest remaining (SPEC §2.4)
+                .remaining(in.lowestCount("ratelimit-remaining", "x-rate-limit-remaining"))
                 .quotaUnit("requests");
-        ResetUnit.DELTA_SECONDS.apply(in.header("ratelimit-reset"), in.responseTime(), account);
+        ResetUnit.DELTA_SECONDS.applyLongest(in.members("ratelimit-reset"), in.responseTime(), account);
         r.policy(account.build());
 
-        for (String name : in.headers().names()) {
+        for (String name : in.names()) {
             if (!name.startsWith(ENDPOINT_PREFIX) || name.length() == ENDPOINT_PREFIX.length()) {
                 continue;
             }
-            PolicySnapshot.Builder p = PolicySnapshot.builder()
-                    .name(name.substring(ENDPOINT_PREFIX.length()))
-                    .quotaUnit("requests");
-            for (String pair : in.header(name).split(";")) {
-                int eq = pair.indexOf('=');
-                if (eq <= 0) {
-                    continue;
-                }
-                String key = pair.substring(0, eq).strip();
-                String value = pair.substring(eq + 1).strip();
-                long n = WireNumbers.parseCount(value);
-                switch (key) {
-                    case "total" -> p.quota(n >= 0 ? n : null);
-                    case "remaining" -> p.remaining(n >= 0 ? n : null);
-                    case "resets" -> ResetUnit.DELTA_SECONDS.apply(value, in.responseTime(), p);
-                    default -> {
-                        // unknown keys are ignored
-                    }
-                }
+            for (String line : in.all(name)) {
+                // sent twice, one policy per line: the registry merges them (lowest remaining, longest reset)
+                r.policy(endpoint(name.substring(ENDPOINT_PREFIX.length()), line, in));
             }
-            r.policy(p.build());
         }
         return Optional.of(r.build());
+    }
+
+    private static PolicySnapshot endpoint(String endpoint, String line, DialectInput in) {
+        PolicySnapshot.Builder p = PolicySnapshot.builder()
+                .name(endpoint)
+                .quotaUnit("requests");
+        for (String pair : line.split(";")) {
+            int eq = pair.indexOf('=');
+            if (eq <= 0) {
+                continue;
+            }
+            String key = pair.substring(0, eq).strip();
+            String value = pair.substring(eq + 1).strip();
+            long n = WireNumbers.parseCount(value);
+            switch (key) {
+                case "total" -> p.quota(n >= 0 ? n : null);
+                case "remaining" -> p.remaining(n >= 0 ? n : null);
+                case "resets" -> ResetUnit.DELTA_SECONDS.apply(value, in.responseTime(), p);
+                default -> {
+                    // unknown keys are ignored
+                }
+            }
+        }
+        return p.build();
     }
 }

@@ -3,6 +3,8 @@ package dev.sluice.wire.problem;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
@@ -70,7 +72,14 @@ public record ProblemDetails(
 
     private static final Set<String> STANDARD = Set.of("type", "title", "status", "detail", "instance");
     private static final JsonFactory JSON = new JsonFactory();
-    private static final ObjectMapper MAPPER = JsonMapper.builder().build();
+    /**
+     * Numbers of any length parse (Jackson's default refuses more than 1,000 digits): a huge
+     * {@code retry_after_s} saturates rather than making the whole problem vanish (R03).
+     */
+    private static final ObjectMapper MAPPER = JsonMapper.builder(JsonFactory.builder()
+            .streamReadConstraints(StreamReadConstraints.builder().maxNumberLength(Integer.MAX_VALUE).build())
+            .enable(StreamReadFeature.USE_FAST_BIG_NUMBER_PARSER)
+            .build()).build();
 
     public ProblemDetails {
         if (extensions == null || extensions.isEmpty()) {

@@ -3,10 +3,13 @@ package dev.sluice.wire.retryafter;
 import dev.sluice.wire.http.HttpFields;
 import dev.sluice.wire.value.GoDuration;
 import dev.sluice.wire.value.HttpDate;
+import dev.sluice.wire.value.ListMembers;
 import dev.sluice.wire.value.WireNumbers;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
+import java.util.function.Function;
 
 /**
  * Reads and writes {@code Retry-After} (RFC 9110 §10.2.3; SPEC §2.3, §2.4) and the vendor field
@@ -25,13 +28,17 @@ import java.util.Objects;
  *       date. A numeric-looking value is never re-read as a date.</li>
  *   <li>Huge values ({@code 99999999999999999999}, a date in the year 9999) saturate at
  *       {@link WireNumbers#MAX_DURATION} (2<sup>31</sup> − 1 s) instead of overflowing (R03).</li>
+ *   <li>A field sent twice, as two lines or as one comma-joined line ({@code 5, 10}), is one field
+ *       (RFC 9110 §5.3): the longest valid member wins, so that a hint is never undercut
+ *       (SPEC §2.4).</li>
  * </ul>
  * Nothing here throws on any field value; the only exceptions are {@link NullPointerException} for
  * a {@code null} reference instant or headers.
  *
  * <h2>Writing (SPEC §2.3)</h2>
  * Delay-seconds only, never an HTTP-date (client clocks are skewed): the exact wait rounded up to
- * whole seconds, and at least 1 (R02), because the edge writes the field only on 429 and 503.
+ * whole seconds, and at least 1 (R02), because the edge writes the field only on 429 and 503. A
+ * negative wait is a stale-state bug of the caller and is refused (R02).
  *
  * <p>Stateless and thread-safe.
  */
@@ -61,11 +68,11 @@ public final class RetryAfter {
     public static RetryAfterHint read(HttpFields headers, Instant localNow) {
         Objects.requireNonNull(headers, "headers");
         Objects.requireNonNull(localNow, "localNow");
-        String value = headers.first(FIELD).orElse(null);
-        if (value == null) {
+        List<String> lines = headers.all(FIELD);
+        if (lines.isEmpty()) {
             return RetryAfterHint.ABSENT;
         }
-        return parse(value, responseTime(headers, localNow));
+        return parseLines(lines, responseTime(headers, localNow));
     }
 
     /**
@@ -91,6 +98,54 @@ public final class RetryAfter {
         if (value == null) {
             return RetryAfterHint.ABSENT;
         }
+        return parseLines(List.of(value), now);
+    }
+
+    /**
+     * Parses every field line of {@code Retry-After} as one field. A field that arrived twice, as
+     * two lines ({@code 5} and {@code 10}) or joined by an intermediary into one ({@code 5, 10}),
+     * is the same field (RFC 9110 §5.3), so both forms give the same answer: the <b>longest</b>
+     * valid member, because a hint is never undercut (SPEC §2.4). The comma of an HTTP-date does
+     * not split it ({@link ListMembers}).
+     *
+     * @param lines the field lines in arrival order; an empty list is {@link RetryAfterHint#ABSENT}
+     * @param now as for {@link #parse(String, Instant)}
+     * @return the longest {@link RetryAfterHint.Delay} among the members; when none is valid, the
+     *     first member's {@link RetryAfterHint.Invalid}
+     */
+    public static RetryAfterHint parseLines(List<String> lines, Instant now) {
+        Objects.requireNonNull(now, "now");
+        if (lines.isEmpty()) {
+            return RetryAfterHint.ABSENT;
+        }
+        if (lines.size() == 1 && lines.get(0).indexOf(',') < 0) {
+            return parseOne(lines.get(0), now); // the common case: one plain value, kept as received
+        }
+        List<String> members = ListMembers.of(lines);
+        if (members.isEmpty()) {
+            return parseOne(lines.get(0), now);
+        }
+        return longest(members, m -> parseOne(m, now));
+    }
+
+    /** The longest Delay among the members, else the first Invalid. */
+    private static RetryAfterHint longest(List<String> members, Function<String, RetryAfterHint> parser) {
+        RetryAfterHint.Delay best = null;
+        RetryAfterHint firstInvalid = null;
+        for (String m : members) {
+            RetryAfterHint h = parser.apply(m);
+            if (h instanceof RetryAfterHint.Delay d) {
+                if (best == null || d.duration().compareTo(best.duration()) > 0) {
+                    best = d;
+                }
+            } else if (firstInvalid == null) {
+                firstInvalid = h;
+            }
+        }
+        return best != null ? best : firstInvalid;
+    }
+
+    private static RetryAfterHint parseOne(String value, Instant now) {
         String s = value.strip();
         if (s.isEmpty()) {
             return new RetryAfterHint.Invalid(value, "empty");
@@ -136,6 +191,30 @@ public final class RetryAfter {
         if (value == null) {
             return RetryAfterHint.ABSENT;
         }
+        return parseMillisLines(List.of(value));
+    }
+
+    /**
+     * Parses every field line of {@code retry-after-ms} as one field: the longest valid member, as
+     * for {@link #parseLines(List, Instant)}.
+     *
+     * @param lines the field lines in arrival order; an empty list is {@link RetryAfterHint#ABSENT}
+     */
+    public static RetryAfterHint parseMillisLines(List<String> lines) {
+        if (lines.isEmpty()) {
+            return RetryAfterHint.ABSENT;
+        }
+        if (lines.size() == 1 && lines.get(0).indexOf(',') < 0) {
+            return parseMillisOne(lines.get(0));
+        }
+        List<String> members = ListMembers.of(lines);
+        if (members.isEmpty()) {
+            return parseMillisOne(lines.get(0));
+        }
+        return longest(members, RetryAfter::parseMillisOne);
+    }
+
+    private static RetryAfterHint parseMillisOne(String value) {
         Duration d = WireNumbers.parseDecimal(value, MILLI, MILLI);
         if (d == null) {
             String s = value.strip();
@@ -146,7 +225,7 @@ public final class RetryAfter {
 
     /** Reads {@code retry-after-ms} from a response's fields. */
     public static RetryAfterHint readMillis(HttpFields headers) {
-        return parseMillis(headers.first(FIELD_MS).orElse(null));
+        return parseMillisLines(headers.all(FIELD_MS));
     }
 
     /**
@@ -166,23 +245,38 @@ public final class RetryAfter {
 
     /**
      * The delay-seconds to write for an exact wait: rounded up to whole seconds, at least 1
-     * (SPEC §2.3; R02: 0.493 s → 1, 292.052 s → 293, a negative wait → 1).
+     * (SPEC §2.3; R02: 0.493 s → 1, 292.052 s → 293, zero → 1 because the field is written only on
+     * 429 and 503, where "retry now" would invite the same answer).
      *
-     * @param wait the exact wait the limiter computed
-     * @return whole seconds, 1 ≤ result ≤ 2<sup>31</sup> − 1
+     * <p>A <b>negative</b> wait is refused rather than clamped. It can only come from a limiter
+     * that computed the wait from stale state (a window that has already rolled over); R02's rule
+     * for the server is to recompute from current state, never to emit {@code -43}, and clamping
+     * to {@code 1} here would hide that bug behind a plausible-looking header. This matches
+     * {@code RateLimitWriter}, which refuses a negative {@code t} for the same reason.
+     *
+     * @param wait the exact wait the limiter computed; zero or positive
+     * @return whole seconds, 1 ≤ result ≤ 2<sup>31</sup> − 1 (longer waits saturate, R03)
      * @throws NullPointerException if {@code wait} is {@code null}
+     * @throws IllegalArgumentException if {@code wait} is negative (R02: recompute it from the
+     *     limiter's current state)
      */
     public static long delaySeconds(Duration wait) {
         Objects.requireNonNull(wait, "wait");
+        if (wait.isNegative()) {
+            throw new IllegalArgumentException("negative wait " + wait
+                    + ": the limiter's state is stale; recompute the wait from current state (R02)");
+        }
         Duration rounded = WireNumbers.roundUp(wait, SECOND);
         return Math.max(1L, rounded.getSeconds());
     }
 
     /**
      * The {@code Retry-After} field value for an exact wait: {@link #delaySeconds(Duration)} as
-     * decimal digits, e.g. {@code "19200"}.
+     * decimal digits, e.g. {@code "19200"}; {@code Duration.ZERO} gives {@code "1"}.
      *
      * @throws NullPointerException if {@code wait} is {@code null}
+     * @throws IllegalArgumentException if {@code wait} is negative: a stale limiter state, which
+     *     the caller must recompute rather than publish (R02; see {@link #delaySeconds(Duration)})
      */
     public static String format(Duration wait) {
         return Long.toString(delaySeconds(wait));

@@ -1,5 +1,6 @@
 package dev.sluice.wire.snapshot;
 
+import dev.sluice.wire.value.WireNumbers;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collections;
@@ -19,7 +20,7 @@ import java.util.Map;
  * @param resetIn {@code t}: time until the window resets, relative to the response's own time
  *     (its {@code Date} when present), never negative; millisecond precision. An absolute reset
  *     (GitHub epoch seconds, Anthropic RFC 3339) is converted with the response's {@code Date}
- *     (skew-proof, R04), exactly: safety margins belong to the caller's pacer
+ *     (skew-proof, R04), exactly: the safety margin is added by {@link #resetWait(Duration)}
  * @param quotaUnit {@code qu}: {@code "requests"}, {@code "content-bytes"},
  *     {@code "concurrent-requests"}, a vendor unit such as {@code "tokens"}, or {@code null}
  * @param kind whether spending this policy out clears in seconds ({@link PolicyKind#BURST}) or at
@@ -33,6 +34,12 @@ import java.util.Map;
  * @param attributes further facts the dialect reported for this policy (draft-11 {@code pk} as
  *     canonical base64, unregistered parameters such as {@code burst}, a Salesforce
  *     {@code appName}); never {@code null}, insertion-ordered
+ * @param absoluteReset true when the server stated the reset as an absolute time (epoch seconds or
+ *     milliseconds, RFC 3339, HTTP-date) and {@code resetIn} was derived from it by subtracting the
+ *     response's time; false for a relative reset (draft-11 {@code t}, delta seconds, a Go
+ *     duration) or none. A derived wait can be a whole second short (both instants are truncated
+ *     to seconds, and a reset equal to {@code Date} gives zero), which is why a caller adds a
+ *     safety margin to it and only to it (R04, {@link #resetWait(Duration)})
  */
 public record PolicySnapshot(
         String name,
@@ -44,7 +51,8 @@ public record PolicySnapshot(
         PolicyKind kind,
         Long used,
         Instant resetAt,
-        Map<String, String> attributes) {
+        Map<String, String> attributes,
+        boolean absoluteReset) {
 
     public PolicySnapshot {
         if (kind == null) {
@@ -59,15 +67,24 @@ public record PolicySnapshot(
         if (resetIn != null && resetIn.isNegative()) {
             resetIn = Duration.ZERO;
         }
+        if (resetIn == null) {
+            absoluteReset = false; // nothing was derived
+        }
         attributes = attributes == null || attributes.isEmpty()
                 ? Map.of()
                 : Collections.unmodifiableMap(new LinkedHashMap<>(attributes));
     }
 
-    /** The original seven-component shape; {@code used}, {@code resetAt} and attributes empty. */
+    /** The original seven-component shape; {@code used}, {@code resetAt} and attributes empty; a relative reset. */
     public PolicySnapshot(String name, Long quota, Long windowSeconds, Long remaining, Duration resetIn,
             String quotaUnit, PolicyKind kind) {
-        this(name, quota, windowSeconds, remaining, resetIn, quotaUnit, kind, null, null, Map.of());
+        this(name, quota, windowSeconds, remaining, resetIn, quotaUnit, kind, null, null, Map.of(), false);
+    }
+
+    /** The ten-component shape of earlier releases: a relative reset ({@code absoluteReset} false). */
+    public PolicySnapshot(String name, Long quota, Long windowSeconds, Long remaining, Duration resetIn,
+            String quotaUnit, PolicyKind kind, Long used, Instant resetAt, Map<String, String> attributes) {
+        this(name, quota, windowSeconds, remaining, resetIn, quotaUnit, kind, used, resetAt, attributes, false);
     }
 
     public static Builder builder() {
@@ -88,6 +105,34 @@ public record PolicySnapshot(
             return Duration.ZERO;
         }
         return resetIn;
+    }
+
+    /**
+     * How long a caller waits for this policy's reset: {@code resetIn}, plus {@code resetMargin}
+     * when the reset was stated as an absolute time ({@link #absoluteReset()}), saturating at
+     * {@link WireNumbers#MAX_DURATION}. R04: with {@code x-ratelimit-reset} equal to the response's
+     * {@code Date}, {@code resetIn} is zero and the wait is the margin (1 s), not zero; with the reset
+     * 30 s after {@code Date} it is 31 s whatever the local clock says. A relative reset
+     * ({@code t=30}, {@code 6m0s}, Reddit's {@code 342}) is already the server's own count of the
+     * wait, a ceiling, and gets no margin.
+     *
+     * @param resetMargin the safety margin for absolute resets; R04 asks for at least 1 s
+     * @return the wait, or {@code null} when the reset is unknown
+     * @throws IllegalArgumentException if {@code resetMargin} is negative
+     */
+    public Duration resetWait(Duration resetMargin) {
+        if (resetMargin.isNegative()) {
+            throw new IllegalArgumentException("resetMargin must not be negative: " + resetMargin);
+        }
+        if (resetIn == null) {
+            return null;
+        }
+        if (!absoluteReset || resetMargin.isZero()) {
+            return resetIn;
+        }
+        Duration max = WireNumbers.MAX_DURATION;
+        return resetIn.compareTo(max.minus(resetMargin)) >= 0 || resetMargin.compareTo(max) >= 0
+                ? max : resetIn.plus(resetMargin);
     }
 
     /** {@code resetIn} in milliseconds, or {@code null}. */
@@ -150,6 +195,7 @@ public record PolicySnapshot(
         private PolicyKind kind;
         private Long used;
         private Instant resetAt;
+        private boolean absoluteReset;
         private final Map<String, String> attributes = new LinkedHashMap<>();
 
         private Builder() {
@@ -201,6 +247,12 @@ public record PolicySnapshot(
             return this;
         }
 
+        /** Whether {@code resetIn} was derived from an absolute reset (see {@link PolicySnapshot#absoluteReset()}). */
+        public Builder absoluteReset(boolean absoluteReset) {
+            this.absoluteReset = absoluteReset;
+            return this;
+        }
+
         public Builder attribute(String key, String value) {
             if (key != null && value != null) {
                 attributes.put(key, value);
@@ -232,13 +284,18 @@ public record PolicySnapshot(
             return resetAt;
         }
 
+        public boolean absoluteReset() {
+            return absoluteReset;
+        }
+
         public PolicySnapshot build() {
             PolicyKind k = kind != null ? kind : PolicyKind.infer(name, windowSeconds);
             Long r = remaining;
             if (r == null && quota != null && used != null) {
                 r = Math.max(0L, quota - used);
             }
-            return new PolicySnapshot(name, quota, windowSeconds, r, resetIn, quotaUnit, k, used, resetAt, attributes);
+            return new PolicySnapshot(name, quota, windowSeconds, r, resetIn, quotaUnit, k, used, resetAt, attributes,
+                    absoluteReset && resetIn != null);
         }
     }
 }

@@ -121,7 +121,8 @@ public final class HttpDate {
         return s.length() == 2 ? WireNumbers.parseCount(s) : -1;
     }
 
-    private static boolean isDayName(String token) {
+    /** True when {@code token} is a day name, short or long, in any case ({@code Wed}, {@code Sunday}). */
+    static boolean isDayName(String token) {
         String d = token.toLowerCase(Locale.ROOT);
         return indexOf(DAYS, d) >= 0 || indexOf(LONG_DAYS, d) >= 0;
     }

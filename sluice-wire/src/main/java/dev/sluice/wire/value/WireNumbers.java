@@ -62,6 +62,24 @@ public final class WireNumbers {
     }
 
     /**
+     * A non-negative count that a server wrote as a decimal ({@code 599.0}: Reddit's
+     * {@code x-ratelimit-remaining}), rounded <em>down</em> to whole units so that a remaining
+     * allowance is never overstated; plain digits read as {@link #parseCount(String)}.
+     *
+     * @param value {@code 1*DIGIT [ "." 1*DIGIT ]}; surrounding whitespace is tolerated
+     * @return the whole part, saturating at {@link Long#MAX_VALUE}, or {@code -1} when {@code value}
+     *     is {@code null} or does not match the grammar (signs, exponents, junk)
+     */
+    public static long parseDecimalCount(String value) {
+        if (!isDecimal(value)) {
+            return -1;
+        }
+        String s = value.strip();
+        int dot = s.indexOf('.');
+        return parseCount(dot < 0 ? s : s.substring(0, dot));
+    }
+
+    /**
      * True when the whole value is a non-negative decimal: {@code 1*DIGIT [ "." 1*DIGIT ]}.
      */
     public static boolean isDecimal(String value) {

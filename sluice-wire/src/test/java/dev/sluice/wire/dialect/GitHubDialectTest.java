@@ -14,8 +14,9 @@ import org.junit.jupiter.api.Test;
 class GitHubDialectTest {
 
     /**
-     * R04 scenario 1: reset equals the server's Date. The parser records the exact wait, 0 s; the
-     * +1 s safety margin R04 asks for belongs to the client pacer, which adds it to this value.
+     * R04 scenario 1: reset equals the server's Date. The parser records the exact wait, 0 s, and
+     * marks it absolute; the +1 s safety margin R04 asks for is added by
+     * {@code suggestedWait()} (see {@link SuggestedWaitTest}).
      */
     @Test
     void r04ResetEqualToDateIsAnExactZeroWait() {
@@ -25,6 +26,7 @@ class GitHubDialectTest {
         assertThat(s.dialect()).isEqualTo("github");
         assertThat(s.outcome()).isEqualTo(Outcome.RATE_LIMITED);
         assertThat(s.policies().get(0).resetIn()).isEqualTo(Duration.ZERO);
+        assertThat(s.policies().get(0).absoluteReset()).isTrue();
         assertThat(s.policies().get(0).resetAt()).isEqualTo(Instant.ofEpochSecond(1_698_097_722L));
         assertThat(s.attributes()).containsEntry("resource", "core").containsEntry("limit", "primary");
     }

@@ -23,5 +23,6 @@ class ReadmeExampleTest {
         assertThat(s.retryAfterMillis()).isEqualTo(19_200_000L); // SPEC §3.4
         assertThat(s.quotaResetAt()).isEqualTo(Instant.parse("2026-12-01T00:00:00Z"));
         assertThat(s.mostRestrictive().orElseThrow().name()).isEqualTo("daily");
+        assertThat(s.suggestedWait()).contains(java.time.Duration.ofSeconds(19_200)); // t is relative: no margin
     }
 }

@@ -1,6 +1,7 @@
 package dev.sluice.wire.retryafter;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.wire.http.HttpFields;
 import dev.sluice.wire.retryafter.RetryAfterHint.Delay;
@@ -129,9 +130,47 @@ class RetryAfterTest {
 
     /** SPEC §2.3 and R02/R13: written as whole seconds, rounded up, at least 1. */
     @ParameterizedTest
-    @CsvSource({"800, 1", "493, 1", "292052, 293", "1000, 1", "19200000, 19200", "0, 1", "-43000, 1"})
+    @CsvSource({"800, 1", "493, 1", "292052, 293", "1000, 1", "19200000, 19200", "0, 1"})
     void writesDelaySecondsRoundedUpAndAtLeastOne(long millis, String field) {
         assertThat(RetryAfter.format(Duration.ofMillis(millis))).isEqualTo(field);
+    }
+
+    /**
+     * Finding I, R02: a negative wait comes from a limiter's stale state; the server recomputes it
+     * from current state instead of emitting it, so writing one is refused rather than silently
+     * turned into "1".
+     */
+    @ParameterizedTest
+    @ValueSource(longs = {-5_000, -43_000, -1})
+    void r02ANegativeWaitIsRefusedNotClampedToOne(long millis) {
+        assertThatThrownBy(() -> RetryAfter.format(Duration.ofMillis(millis)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("R02");
+        assertThatThrownBy(() -> RetryAfter.delaySeconds(Duration.ofMillis(millis)))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /** Finding D: two field lines and one comma-joined line are the same field (RFC 9110 §5.3); the longest wins. */
+    @Test
+    void twoLinesAndACommaJoinedLineGiveTheSameLongestDelay() {
+        HttpFields twoLines = HttpFields.of("Retry-After", "5", "Retry-After", "10");
+        assertThat(RetryAfter.read(twoLines, NOW).delay()).contains(Duration.ofSeconds(10));
+        assertThat(RetryAfter.parse("5, 10", NOW).delay()).contains(Duration.ofSeconds(10));
+        assertThat(RetryAfter.parse("10,5", NOW).delay()).contains(Duration.ofSeconds(10));
+        // an invalid member is skipped when another is valid, and reported when none is
+        assertThat(RetryAfter.parse("-1, 7", NOW).delay()).contains(Duration.ofSeconds(7));
+        assertThat(RetryAfter.parse("-1, junk", NOW)).isInstanceOf(Invalid.class);
+        assertThat(RetryAfter.parseMillis("1500, 2500").delay()).contains(Duration.ofMillis(2500));
+        assertThat(RetryAfter.readMillis(HttpFields.of("retry-after-ms", "2500", "retry-after-ms", "1500")).delay())
+                .contains(Duration.ofMillis(2500));
+    }
+
+    @Test
+    void theCommaOfAnHttpDateDoesNotSplitIt() {
+        Instant date = Instant.parse("2015-10-21T07:28:00Z");
+        assertThat(RetryAfter.parse("Wed, 21 Oct 2015 07:28:00 GMT", date.minusSeconds(30)))
+                .isEqualTo(new Delay(Duration.ofSeconds(30), Form.HTTP_DATE, date));
+        assertThat(RetryAfter.parse("Wednesday, 21-Oct-15 07:28:00 GMT, 5", date.minusSeconds(30)).delay())
+                .contains(Duration.ofSeconds(30));
     }
 
     @Test

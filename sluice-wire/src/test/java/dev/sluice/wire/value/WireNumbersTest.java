@@ -26,6 +26,19 @@ class WireNumbersTest {
         assertThat(WireNumbers.parseCount(value)).isEqualTo(-1);
     }
 
+    /** Reddit writes x-ratelimit-remaining as 599.0: a count written as a decimal, never overstated. */
+    @ParameterizedTest
+    @CsvSource({"599.0, 599", "0.5, 0", "12, 12", "' 3.99 ', 3", "99999999999999999999.5, 9223372036854775807"})
+    void decimalCountsRoundDown(String value, long expected) {
+        assertThat(WireNumbers.parseDecimalCount(value)).isEqualTo(expected);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "-1.0", "+1", "1.", ".5", "1e3", "5 0"})
+    void malformedDecimalCountsAreRejected(String value) {
+        assertThat(WireNumbers.parseDecimalCount(value)).isEqualTo(-1);
+    }
+
     /** R02: fractional seconds are rounded up to the granularity asked for. */
     @ParameterizedTest
     @CsvSource({"0.503, 1000", "0.493, 1000", "1.5, 2000", "2.0, 2000", "292.052427053, 293000", "2.128, 3000",

@@ -27,8 +27,9 @@ import java.util.Map;
  *
  * <p>Waits derived from a policy's reset are relative to the response's own time (the dialects
  * convert an absolute reset with the response's {@code Date}) and scheduled on the local monotonic
- * clock with a margin of at least the configured reset margin (R04), so client clock skew cannot
- * make the client wake early. Not thread-safe; the owner locks (the store is thread-safe).
+ * clock; a reset the server stated as an absolute time gets the configured reset margin on top
+ * (R04), exactly as {@code RateLimitSnapshot.suggestedWait} computes it
+ * ({@code PolicySnapshot.resetWait}), so client clock skew cannot make the client wake early. Not thread-safe; the owner locks (the store is thread-safe).
  */
 public final class Pacer {
 
@@ -37,7 +38,7 @@ public final class Pacer {
 
     private final PacerConfig config;
     private final TokenBucketStore bucket;
-    private final long resetMarginNanos;
+    private final Duration resetMargin;
     private double headerPerSecond = Double.POSITIVE_INFINITY;
     private double headerBurst = Double.POSITIVE_INFINITY;
     private final Map<String, Spread> spreads = new HashMap<>();
@@ -54,7 +55,7 @@ public final class Pacer {
     public Pacer(PacerConfig config, TokenBucketStore bucket, Duration resetMargin, long nowNanos) {
         this.config = config;
         this.bucket = bucket;
-        this.resetMarginNanos = resetMargin.toNanos();
+        this.resetMargin = resetMargin;
         apply(nowNanos);
     }
 
@@ -127,9 +128,10 @@ public final class Pacer {
             }
             long resetNanos = saturatingNanos(p.resetIn());
             if (p.remaining() == 0) {
-                long until = nowNanos + saturatingAdd(resetNanos, resetMarginNanos);
-                pause(new Block(p.name(), p.kind(), until,
-                        wallNow.plus(p.resetIn()).plusNanos(resetMarginNanos)), nowNanos);
+                // the same wait RateLimitSnapshot.suggestedWait uses: + the margin for an absolute reset (R04)
+                Duration wait = p.resetWait(resetMargin);
+                long until = nowNanos + saturatingNanos(wait);
+                pause(new Block(p.name(), p.kind(), until, wallNow.plus(wait)), nowNanos);
                 spreads.remove(name);
             } else if (p.quota() != null && p.remaining() < config.lowRemainingFraction() * p.quota()) {
                 double seconds = Math.max(1e-3, p.resetIn().toMillis() / 1000.0);
@@ -225,10 +227,5 @@ public final class Pacer {
             return Long.MAX_VALUE / 4;
         }
         return Math.min(d.toNanos(), Long.MAX_VALUE / 4);
-    }
-
-    private static long saturatingAdd(long a, long b) {
-        long r = a + b;
-        return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE / 4 : Math.min(r, Long.MAX_VALUE / 4);
     }
 }

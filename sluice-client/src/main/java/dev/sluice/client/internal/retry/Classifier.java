@@ -26,9 +26,9 @@ import java.util.Locale;
  *   <tr><td>ok (1xx–3xx)</td><td>success</td></tr>
  *   <tr><td>quota_exhausted, or rate_limited naming / showing a spent quota policy</td><td>terminal
  *       {@link QuotaExceededException} (R08)</td></tr>
- *   <tr><td>rate_limited</td><td>retry after Retry-After, else after the reset of the denying (named, spent, or only)
- *       policy plus the margin (R04), else full jitter</td></tr>
- *   <tr><td>overloaded (503, 529)</td><td>retry after Retry-After or full jitter; never quota (R09)</td></tr>
+ *   <tr><td>rate_limited</td><td>retry after {@link RateLimitSnapshot#suggestedWait(Duration)} (Retry-After,
+ *       the reset of the denying policy, + the margin for an absolute reset, R04), else full jitter</td></tr>
+ *   <tr><td>overloaded (503, 529)</td><td>retry after the suggested wait or full jitter; never quota (R09)</td></tr>
  *   <tr><td>409 idempotency conflict</td><td>terminal {@link IdempotencyConflictException}; but a 409 with a
  *       Retry-After on a keyed call is "the first attempt is still in flight" (SPEC §3.11): retry</td></tr>
  *   <tr><td>400 cost_exceeds_burst</td><td>terminal {@link CostExceedsBurstException}</td></tr>
@@ -39,6 +39,11 @@ import java.util.Locale;
  *   <tr><td>timeout / reset after sending</td><td>retry if safe to repeat, else terminal
  *       {@link TransportException} with outcome unknown (R07a)</td></tr>
  * </table>
+ *
+ * <p>Every hint comes from {@link RateLimitSnapshot#suggestedWait(Duration)} with the configured
+ * reset margin: the same definition of "how long to wait" that {@code sluice explain} prints
+ * (cached responses' policies ignored and their Retry-After reduced by Age, SPEC §2.5; never shorter
+ * than any hint, SPEC §2.4).
  *
  * <p>"Safe to repeat" = an idempotent method, or an Idempotency-Key is set (SPEC §4.2). Thread-safe.
  */
@@ -67,19 +72,19 @@ public final class Classifier {
                 if (spentQuotaPolicy(s) != null) {
                     yield quota(s, attempts, wallNow);
                 }
-                Duration hint = rateLimitHint(s);
+                Duration hint = hint(s);
                 yield new Classification.Retryable(Classification.Kind.RATE_LIMITED, hint, false,
                         why -> new RateLimitedException(status + " rate_limited: " + why, hint, status, s, attempts));
             }
             case OVERLOADED -> {
-                Duration hint = s.retryAfter();
+                Duration hint = hint(s);
                 yield new Classification.Retryable(Classification.Kind.OVERLOADED, hint, false,
                         why -> new OverloadedException(status + " overloaded: " + why, hint, status, s, attempts));
             }
             case CLIENT_ERROR -> clientError(s, problemType, safe, attempts);
             case SERVER_ERROR -> {
                 if (safe) {
-                    yield new Classification.Retryable(Classification.Kind.TRANSIENT, s.retryAfter(), true,
+                    yield new Classification.Retryable(Classification.Kind.TRANSIENT, hint(s), true,
                             why -> new ServerErrorException(status + " server error: " + why, status, s, attempts));
                 }
                 yield new Classification.Terminal(new ServerErrorException(status
@@ -96,7 +101,7 @@ public final class Classifier {
                 && (code.contains("idempotency") || code.isEmpty());
         if (status == 409 && (code.contains("idempotency") || inFlightDuplicate)) {
             if (inFlightDuplicate && safe) {
-                Duration hint = s.retryAfter();
+                Duration hint = hint(s);
                 return new Classification.Retryable(Classification.Kind.TRANSIENT, hint, true,
                         why -> new IdempotencyConflictException(
                                 "409: the first attempt with this Idempotency-Key is still in flight; " + why,
@@ -112,7 +117,7 @@ public final class Classifier {
                     status, s, attempts), true);
         }
         if (status == 408) {
-            return new Classification.Retryable(Classification.Kind.TRANSIENT, s.retryAfter(), true,
+            return new Classification.Retryable(Classification.Kind.TRANSIENT, hint(s), true,
                     why -> new ClientErrorException("408 request timeout: " + why, status, s, attempts));
         }
         return new Classification.Terminal(new ClientErrorException(
@@ -139,8 +144,8 @@ public final class Classifier {
         PolicySnapshot spent = spentQuotaPolicy(s);
         String policy = s.violatedPolicy() != null ? s.violatedPolicy() : spent == null ? null : spent.name();
         Instant resetAt = s.quotaResetAt();
-        if (resetAt == null && s.retryAfter() != null) {
-            resetAt = wallNow.plus(s.retryAfter());
+        if (resetAt == null && s.retryAfterAtReceipt() != null) {
+            resetAt = wallNow.plus(s.retryAfterAtReceipt());
         }
         if (resetAt == null && spent != null && spent.resetIn() != null) {
             resetAt = wallNow.plus(spent.resetIn());
@@ -167,33 +172,12 @@ public final class Classifier {
     }
 
     /**
-     * Retry-After when present; else the reset of the policy that said no: the named (violated)
-     * policy, else the longest reset among spent policies (R06), else the only policy reported
-     * (a GitHub secondary limit reports one resource whose reset is the retry time); plus the reset
-     * margin (R04). {@code null} when none applies: full-jitter backoff.
+     * The wait the answer asks for: {@link RateLimitSnapshot#suggestedWait(Duration)} with the
+     * configured margin (Retry-After; else the reset of the named, spent, or only policy with a
+     * reset; R04's margin on absolute resets); {@code null} when none applies: full-jitter backoff.
      */
-    Duration rateLimitHint(RateLimitSnapshot s) {
-        if (s.retryAfter() != null) {
-            return s.retryAfter();
-        }
-        Duration reset = null;
-        for (PolicySnapshot p : s.policies()) {
-            if (p.resetIn() != null && p.name() != null && p.name().equals(s.violatedPolicy())) {
-                reset = p.resetIn();
-            }
-        }
-        if (reset == null) {
-            for (PolicySnapshot p : s.policies()) {
-                if (p.remaining() != null && p.remaining() == 0 && p.resetIn() != null
-                        && (reset == null || p.resetIn().compareTo(reset) > 0)) {
-                    reset = p.resetIn();
-                }
-            }
-        }
-        if (reset == null && s.policies().size() == 1) {
-            reset = s.policies().get(0).resetIn();
-        }
-        return reset == null ? null : reset.plus(resetMargin);
+    Duration hint(RateLimitSnapshot s) {
+        return s.suggestedWait(resetMargin).orElse(null);
     }
 
     /** The problem type's last path segment or fragment, lower case; empty when there is none. */

@@ -72,7 +72,7 @@ class PacerTest {
     void resetEqualToTheServerDateStillWaitsTheOneSecondMarginR04() {
         // R04 scenario 1: x-ratelimit-remaining 0, reset == Date -> resetIn 0 -> wait 1 s, not 0
         Pacer p = pacer(PacerConfig.defaults());
-        p.observe(Snapshots.ok(unknown("core", 5000L, null, 0, Duration.ZERO)), 0, WALL);
+        p.observe(Snapshots.ok(Snapshots.absoluteReset(unknown("core", 5000L, null, 0, Duration.ZERO))), 0, WALL);
         assertThat(p.tryAcquire(1, 0)).isEqualTo(SECOND);
     }
 
@@ -81,7 +81,8 @@ class PacerTest {
         // R04 scenario 2: Date T, reset T+30 (the dialect gives resetIn 30 s relative to Date); the
         // local wall clock is 5 s ahead and is not consulted: the wait runs on the monotonic clock
         Pacer p = pacer(PacerConfig.defaults());
-        p.observe(Snapshots.ok(unknown("core", 5000L, null, 0, Duration.ofSeconds(30))), 0, WALL.plusSeconds(5));
+        p.observe(Snapshots.ok(Snapshots.absoluteReset(unknown("core", 5000L, null, 0, Duration.ofSeconds(30)))), 0,
+                WALL.plusSeconds(5));
         assertThat(p.tryAcquire(1, 0)).isEqualTo(31 * SECOND);
         assertThat(p.block(0).kind()).isEqualTo(PolicyKind.UNKNOWN);
     }
@@ -112,7 +113,17 @@ class PacerTest {
         Pacer.Block b = p.block(0);
         assertThat(b.policy()).isEqualTo("daily");
         assertThat(b.kind()).isEqualTo(PolicyKind.QUOTA);
-        assertThat(b.resetAt()).isEqualTo(WALL.plusSeconds(19_201));
+        // t = 19,200 is the server's own ceiling (relative): no margin; R04's margin is for absolute resets
+        assertThat(b.resetAt()).isEqualTo(WALL.plusSeconds(19_200));
+        assertThat(p.tryAcquire(1, 0)).isEqualTo(19_200 * SECOND);
+    }
+
+    @Test
+    void aSpentPolicyWithAnAbsoluteResetBlocksForTheResetPlusTheMarginR04() {
+        Pacer p = pacer(PacerConfig.defaults());
+        p.observe(Snapshots.ok(Snapshots.absoluteReset(quota("daily", 10_000, 86_400, 0, Duration.ofSeconds(19_200)))),
+                0, WALL);
+        assertThat(p.block(0).resetAt()).isEqualTo(WALL.plusSeconds(19_201));
         assertThat(p.tryAcquire(1, 0)).isEqualTo(19_201 * SECOND);
     }
 }

@@ -52,17 +52,37 @@ class ClassifierTest {
     }
 
     @Test
-    void withoutRetryAfterTheSpentPolicysResetPlusTheMarginIsTheHintR04() {
-        RateLimitSnapshot s = Snapshots.rateLimited(null, Snapshots.burst("burst", 20, 2, 0, Duration.ofSeconds(2)),
+    void withoutRetryAfterTheSpentPolicysAbsoluteResetPlusTheMarginIsTheHintR04() {
+        // an epoch / RFC 3339 reset 2 s after the response's Date: + the 1 s margin
+        RateLimitSnapshot s = Snapshots.rateLimited(null,
+                Snapshots.absoluteReset(Snapshots.burst("burst", 20, 2, 0, Duration.ofSeconds(2))),
                 Snapshots.quota("daily", 10_000, 86_400, 2310, Duration.ofSeconds(21_600)));
         assertThat(((Classification.Retryable) classify(s, null, false)).hint()).isEqualTo(Duration.ofSeconds(3));
+    }
+
+    @Test
+    void aSpentPolicysRelativeResetIsTheHintAsTheServerCountedIt() {
+        // draft-11 t=2 is the server's own ceiling: no margin (RateLimitSnapshot.suggestedWait)
+        RateLimitSnapshot s = Snapshots.rateLimited(null, Snapshots.burst("burst", 20, 2, 0, Duration.ofSeconds(2)),
+                Snapshots.quota("daily", 10_000, 86_400, 2310, Duration.ofSeconds(21_600)));
+        assertThat(((Classification.Retryable) classify(s, null, false)).hint()).isEqualTo(Duration.ofSeconds(2));
     }
 
     @Test
     void theLongestResetAmongSpentPoliciesWinsR06() {
         RateLimitSnapshot s = Snapshots.rateLimited(null, Snapshots.burst("a", 20, 2, 0, Duration.ofSeconds(2)),
                 Snapshots.burst("b", 100, 60, 0, Duration.ofSeconds(40)));
-        assertThat(((Classification.Retryable) classify(s, null, false)).hint()).isEqualTo(Duration.ofSeconds(41));
+        assertThat(((Classification.Retryable) classify(s, null, false)).hint()).isEqualTo(Duration.ofSeconds(40));
+    }
+
+    @Test
+    void theHintIsTheSnapshotsSuggestedWaitSoACachedAnswerWaitsOnlyWhatIsLeftOfRetryAfter() {
+        // SPEC §2.5: a cached answer's policies are ignored and its Retry-After was counted from the origin
+        RateLimitSnapshot s = new RateLimitSnapshot(429, Outcome.RATE_LIMITED, "test", Duration.ofSeconds(40), true,
+                List.of(Snapshots.burst("burst", 20, 2, 0, Duration.ofSeconds(90))), null, null, Map.of(), List.of(),
+                Duration.ofSeconds(30));
+        Classification.Retryable r = (Classification.Retryable) classify(s, null, false);
+        assertThat(r.hint()).isEqualTo(Duration.ofSeconds(10)).isEqualTo(s.suggestedWait(Duration.ofSeconds(1)).orElseThrow());
     }
 
     @Test
