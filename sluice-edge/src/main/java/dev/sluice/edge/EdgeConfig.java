@@ -327,7 +327,7 @@ public final class EdgeConfig {
     @Override
     public String toString() {
         return "EdgeConfig[" + source.map(Path::toString).orElse("(text)") + ", listen " + listen.host() + ":"
-                + listen.port() + ", upstream " + upstream.url() + ", store " + store + ", " + plans.size() + " plans, " + keys.size()
-                + " keys, " + routes.routes().size() + " routes]";
+                + listen.port() + ", upstream " + upstream.url() + ", store " + store + ", " + plans.size()
+                + " plans, " + keys.size() + " keys, " + routes.routes().size() + " routes]";
     }
 }

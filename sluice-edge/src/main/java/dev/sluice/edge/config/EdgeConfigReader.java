@@ -228,7 +228,7 @@ public final class EdgeConfigReader {
         return new UpstreamConfig(url, connect, response, pool);
     }
 
-    /** {@code memory}, {@code redis://host:port}, or a mapping with {@code url} and the settings of {@link StoreConfig}. */
+    /** {@code memory}, {@code redis://host:port}, or a mapping: {@code url} and the settings of {@link StoreConfig}. */
     private static StoreConfig readStore(ConfigNode node, ConfigProblems problems) {
         if (!node.isMapping()) {
             Optional<String> text = node.asText(problems);

@@ -127,7 +127,8 @@ public sealed interface StoreConfig permits StoreConfig.Memory, StoreConfig.Redi
         @Override
         public String toString() {
             return "redis " + maskedUrl() + " (replicas " + replicas + ", decision-timeout "
-                    + decisionTimeout.toMillis() + "ms, " + failureMode.name().toLowerCase(Locale.ROOT).replace('_', '-')
+                    + decisionTimeout.toMillis() + "ms, "
+                    + failureMode.name().toLowerCase(Locale.ROOT).replace('_', '-')
                     + ", deny-cache " + (denyCacheMaxAge.isZero() ? "off" : denyCacheMaxAge.toMillis() + "ms")
                     + ", lease " + lease.map(l -> l.units() + " units / " + l.ttl().toMillis() + "ms").orElse("off")
                     + ")";
