@@ -1,5 +1,6 @@
 package dev.sluice.edge;
 
+import dev.sluice.edge.config.ProtectionConfig;
 import dev.sluice.edge.config.AdminConfig;
 import dev.sluice.edge.config.EdgeConfigReader;
 import dev.sluice.edge.config.ListenConfig;
@@ -84,6 +85,8 @@ public final class EdgeConfig {
     private final Optional<Path> source;
     private final List<Path> files;
     private final List<PlanSite> planSites;
+    /** set once, by the reader or {@link #withProtection}, before the object is shared */
+    private ProtectionConfig protection = ProtectionConfig.DEFAULT;
 
     /**
      * Assembles a configuration from its parts (the reader does this; tests may too).
@@ -151,6 +154,22 @@ public final class EdgeConfig {
         EdgeConfig config = EdgeConfigReader.read(root, problems, Optional.empty());
         problems.throwIfAny();
         return config;
+    }
+
+    /** The {@code shedding:}, {@code idempotency:} and {@code escalation:} sections (issue 5). */
+    public ProtectionConfig protection() {
+        return protection;
+    }
+
+    /** This configuration with other protection sections. */
+    public EdgeConfig withProtection(ProtectionConfig newProtection) {
+        return new EdgeConfig(listen, admin, upstream, store, problem, softLimitPercent, anonymousPlan, plans, keys,
+                routes, source, files, planSites).carrying(Objects.requireNonNull(newProtection, "newProtection"));
+    }
+
+    private EdgeConfig carrying(ProtectionConfig p) {
+        this.protection = p;
+        return this;
     }
 
     public ListenConfig listen() {
@@ -262,7 +281,7 @@ public final class EdgeConfig {
 
     public EdgeConfig withListen(ListenConfig newListen) {
         return new EdgeConfig(newListen, admin, upstream, store, problem, softLimitPercent, anonymousPlan, plans,
-                keys, routes, source, files, planSites);
+                keys, routes, source, files, planSites).carrying(protection);
     }
 
     /** A copy with the admin endpoint on {@code port} (0: any free port). */
@@ -273,7 +292,7 @@ public final class EdgeConfig {
     /** A copy with the admin endpoint replaced; empty disables it. */
     public EdgeConfig withAdmin(Optional<AdminConfig> newAdmin) {
         return new EdgeConfig(listen, newAdmin, upstream, store, problem, softLimitPercent, anonymousPlan, plans,
-                keys, routes, source, files, planSites);
+                keys, routes, source, files, planSites).carrying(protection);
     }
 
     /**
@@ -287,7 +306,7 @@ public final class EdgeConfig {
 
     public EdgeConfig withUpstream(UpstreamConfig newUpstream) {
         return new EdgeConfig(listen, admin, newUpstream, store, problem, softLimitPercent, anonymousPlan, plans,
-                keys, routes, source, files, planSites);
+                keys, routes, source, files, planSites).carrying(protection);
     }
 
     /**
@@ -309,19 +328,19 @@ public final class EdgeConfig {
         Map<String, KeyBinding> more = new LinkedHashMap<>(keys);
         more.put(apiKey, new KeyBinding(apiKey, plan, 0));
         return new EdgeConfig(listen, admin, upstream, store, problem, softLimitPercent, anonymousPlan, plans,
-                more, routes, source, files, planSites);
+                more, routes, source, files, planSites).carrying(protection);
     }
 
     /** A copy with another store section (a reload keeps the running one: the store is fixed at start). */
     public EdgeConfig withStore(StoreConfig newStore) {
         return new EdgeConfig(listen, admin, upstream, newStore, problem, softLimitPercent, anonymousPlan, plans,
-                keys, routes, source, files, planSites);
+                keys, routes, source, files, planSites).carrying(protection);
     }
 
     /** A copy with another route table (tests; a reload reads the file). */
     public EdgeConfig withRoutes(RouteTable newRoutes) {
         return new EdgeConfig(listen, admin, upstream, store, problem, softLimitPercent, anonymousPlan, plans,
-                keys, newRoutes, source, files, planSites);
+                keys, newRoutes, source, files, planSites).carrying(protection);
     }
 
     @Override

@@ -1,5 +1,22 @@
 package dev.sluice.edge;
 
+import dev.sluice.edge.config.ProtectionConfig;
+import dev.sluice.edge.config.UpstreamConfig;
+import dev.sluice.edge.escalation.RetryLoopEscalation;
+import dev.sluice.edge.idempotency.IdempotencyStage;
+import dev.sluice.edge.pipeline.EdgeStage;
+import dev.sluice.edge.response.Problems;
+import dev.sluice.edge.shedding.CriticalityShedder;
+import dev.sluice.limiter.Plan;
+import dev.sluice.limiter.config.KeyBinding;
+import dev.sluice.limiter.idempotency.IdempotencyStore;
+import dev.sluice.limiter.idempotency.InMemoryIdempotencyStore;
+import io.micrometer.core.instrument.Gauge;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+
 import dev.sluice.edge.config.AdminConfig;
 import dev.sluice.edge.config.StoreConfig;
 import dev.sluice.edge.decision.EdgeDecider;
@@ -77,6 +94,11 @@ public final class EdgeServer implements AutoCloseable {
     private final String transport;
     private volatile EdgeConfig config;
     private EdgeConfig lastReloaded; // guarded by this
+    // the protection stages (issue 5); set once in start() before the server is returned
+    private CriticalityShedder shedder;
+    private RetryLoopEscalation escalation;
+    private IdempotencyStore idempotencyStore;
+    private boolean ownsIdempotencyStore;
 
     private EdgeServer(EventLoopGroup group, Channel server, Channel admin, ChannelGroup connections, UpstreamPool pool,
             EdgeDecider decider, LimiterStore store, boolean ownsStore, PrometheusMeterRegistry registry,
@@ -123,6 +145,9 @@ public final class EdgeServer implements AutoCloseable {
                 : Runtime.getRuntime().availableProcessors();
         LimiterStore store = options.store().orElseGet(() -> new InMemoryLimiterStore(options.time()));
         boolean ownsStore = options.store().isEmpty();
+        requireConcurrencySupport(config, store);
+        IdempotencyStore idempotencyStore = options.idempotencyStore()
+                .orElseGet(() -> new InMemoryIdempotencyStore(options.time()));
         PrometheusMeterRegistry registry = options.registry()
                 .orElseGet(() -> new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
         // resolved here, once, so no DNS lookup ever runs on an event loop
@@ -135,7 +160,30 @@ public final class EdgeServer implements AutoCloseable {
         UpstreamPool pool = null;
         try {
             pool = new UpstreamPool(group, transports, config.upstream(), upstreamAddress, threads);
-            EdgeDecider decider = new EdgeDecider(new EdgeRules(config), store, options.time(), options.stages());
+            AtomicReference<EdgeDecider> deciderRef = new AtomicReference<>();
+            Supplier<Problems> problems = () -> deciderRef.get().rules().problems();
+            ProtectionConfig protection = config.protection();
+            RetryLoopEscalation escalation = new RetryLoopEscalation(protection.escalation(), options.time(), problems);
+            UpstreamConfig up = config.upstream();
+            Duration lease = protection.idempotency().lease().isZero()
+                    ? up.connectTimeout().plus(up.responseTimeout()).plusSeconds(5) : protection.idempotency().lease();
+            IdempotencyStage idempotency = new IdempotencyStage(protection.idempotency(), idempotencyStore, lease,
+                    options.time(), problems);
+            CriticalityShedder shedder = new CriticalityShedder(protection.sheddingFor(up.poolSize()), options.time(),
+                    problems);
+            List<EdgeStage> stages = new ArrayList<>();
+            // escalation first (a blocked key costs nothing more), then replays (they need no upstream
+            // capacity), then the shedder (a shed request is never charged), then the caller's stages
+            stages.add(escalation);
+            stages.add(idempotency);
+            stages.add(shedder);
+            stages.addAll(options.stages());
+            EdgeDecider decider = new EdgeDecider(new EdgeRules(config), store, options.time(), stages);
+            deciderRef.set(decider);
+            Gauge.builder("sluice.edge.shedder.limit", shedder, CriticalityShedder::limit)
+                    .description("The shedder's concurrency limit (static or adaptive)").register(registry);
+            Gauge.builder("sluice.edge.shedder.in.flight", shedder, CriticalityShedder::inFlight)
+                    .description("Requests past the shedder and not yet ended").register(registry);
             EdgeContext context = new EdgeContext(decider, pool, new EdgeMetrics(registry),
                     new SoftLimitNotifier(options.quotaWarningSink()), options.time(), config.listen());
             Channel server = bind(new ServerBootstrap().group(group).channel(transports.serverChannel())
@@ -159,6 +207,10 @@ public final class EdgeServer implements AutoCloseable {
             }
             EdgeServer edge = new EdgeServer(group, server, admin, connections, pool, decider, store, ownsStore,
                     registry, transports.name(), config);
+            edge.shedder = shedder;
+            edge.escalation = escalation;
+            edge.idempotencyStore = idempotencyStore;
+            edge.ownsIdempotencyStore = options.idempotencyStore().isEmpty();
             if (options.watchConfig() && config.source().isPresent()) {
                 edge.watcher = ConfigWatcher.start(config.files(), edge::reloadQuietly);
             }
@@ -172,6 +224,9 @@ public final class EdgeServer implements AutoCloseable {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
             if (ownsStore) {
                 store.close();
+            }
+            if (options.idempotencyStore().isEmpty()) {
+                idempotencyStore.close();
             }
             throw e;
         }
@@ -245,6 +300,7 @@ public final class EdgeServer implements AutoCloseable {
         lastReloaded = next;
         EdgeConfig applied = next.withListen(running.listen()).withAdmin(running.admin())
                 .withUpstream(running.upstream()).withStore(running.store());
+        requireConcurrencySupport(applied, store);
         decider.update(new EdgeRules(applied));
         config = applied;
         LOG.info("reloaded configuration: {}", applied);
@@ -295,6 +351,46 @@ public final class EdgeServer implements AutoCloseable {
                 .awaitUninterruptibly(Duration.ofSeconds(5).toMillis());
         if (ownsStore) {
             store.close();
+        }
+        if (ownsIdempotencyStore) {
+            idempotencyStore.close();
+        }
+    }
+
+    /** The criticality shedder (SPEC §3.9): its limit and in-flight count. */
+    public CriticalityShedder shedder() {
+        return shedder;
+    }
+
+    /** The retry-loop escalation stage (SPEC §3.12). */
+    public RetryLoopEscalation escalation() {
+        return escalation;
+    }
+
+    /** Where idempotency records live (SPEC §3.11). */
+    public IdempotencyStore idempotencyStore() {
+        return idempotencyStore;
+    }
+
+    /**
+     * A plan with a concurrent-requests policy needs a store that gives slots back
+     * ({@link LimiterStore#supportsConcurrencyPolicies()}); refuse such a configuration at start and reload.
+     */
+    private static void requireConcurrencySupport(EdgeConfig config, LimiterStore store) {
+        if (store.supportsConcurrencyPolicies()) {
+            return;
+        }
+        for (Plan p : config.plans().values()) {
+            if (p.hasConcurrencyPolicy()) {
+                throw new IllegalStateException("plan " + p.name() + " has a concurrent-requests policy, which the "
+                        + store.getClass().getSimpleName() + " cannot hold");
+            }
+        }
+        for (KeyBinding b : config.keys().values()) {
+            if (b.plan().hasConcurrencyPolicy()) {
+                throw new IllegalStateException("key plan " + b.plan().name() + " has a concurrent-requests policy, "
+                        + "which the " + store.getClass().getSimpleName() + " cannot hold");
+            }
         }
     }
 

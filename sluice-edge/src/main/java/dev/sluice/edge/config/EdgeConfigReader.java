@@ -63,7 +63,8 @@ public final class EdgeConfigReader {
     private static final Set<String> SOFT_LIMIT = Set.of("threshold-percent");
     private static final Set<String> ANONYMOUS = Set.of("plan");
     private static final Set<String> ROUTE = new LinkedHashSet<>(List.of("method", "path", "cost", "criticality",
-            "anonymous", "dry-run", "idempotency-required", "handler", "failure-mode"));
+            "anonymous", "dry-run", "idempotency-required", "handler", "timeout",
+            "failure-mode"));
     private static final Set<String> STORE = new LinkedHashSet<>(List.of("url", "replicas", "decision-timeout",
             "failure-mode", "deny-cache", "lease", "key-prefix", "unavailable-retry-after"));
     private static final Set<String> LEASE = new LinkedHashSet<>(List.of("units", "ttl"));
@@ -89,7 +90,9 @@ public final class EdgeConfigReader {
         if (!root.isMapping()) {
             return fallback(limiter, source);
         }
-        root.rejectUnknownFields(problems, TOP);
+        Set<String> top = new LinkedHashSet<>(TOP);
+        top.addAll(ProtectionConfigReader.SECTIONS);
+        root.rejectUnknownFields(problems, top);
         ListenConfig listen = root.get("listen").map(n -> readListen(n, problems)).orElse(ListenConfig.DEFAULT);
         Optional<AdminConfig> admin = root.get("admin").map(n -> readAdmin(n, problems))
                 .orElse(Optional.of(AdminConfig.DEFAULT));
@@ -115,8 +118,9 @@ public final class EdgeConfigReader {
         source.ifPresent(files::add);
         root.get("key-file").filter(n -> n.kind() == ConfigNode.Kind.SCALAR && !n.text().isBlank())
                 .ifPresent(n -> files.add(n.resolve(n.text())));
+        ProtectionConfig protection = ProtectionConfigReader.read(root, upstream.poolSize(), problems);
         return new EdgeConfig(listen, admin, upstream, store, problem, softLimit, anonymous, limiter.plans(), keys,
-                new RouteTable(routes), source, files, sites);
+                new RouteTable(routes), source, files, sites).withProtection(protection);
     }
 
     private static EdgeConfig fallback(LimiterConfig limiter, Optional<Path> source) {
@@ -523,6 +527,7 @@ public final class EdgeConfigReader {
         boolean anonymous = boolField(node, "anonymous", problems);
         boolean dryRun = boolField(node, "dry-run", problems);
         boolean idempotency = boolField(node, "idempotency-required", problems);
+        Optional<Duration> timeout = node.get("timeout").flatMap(n -> readDuration(n, problems));
         Route.Handler handler = node.get("handler").flatMap(n -> n.asText(problems).flatMap(t ->
                 switch (t.toLowerCase(Locale.ROOT)) {
                     case "proxy" -> Optional.of(Route.Handler.PROXY);
@@ -542,7 +547,7 @@ public final class EdgeConfigReader {
         }
         try {
             return Optional.of(new Route(method, path, cost, criticality, anonymous, dryRun, idempotency, handler,
-                    failureMode));
+                    timeout, failureMode));
         } catch (IllegalArgumentException e) {
             problems.add(node.get("method").orElse(node), e.getMessage().replaceFirst("^method: ", ""));
             return Optional.empty();

@@ -159,7 +159,56 @@ public final class EdgeDecider {
         if (index == stages.size()) {
             return limit(r, request);
         }
-        return stages.get(index).apply(request, next -> chain(r, next, index + 1));
+        CompletionStage<Verdict> v = stages.get(index).apply(request, next -> chain(r, next, index + 1));
+        return index == 0 && request.caller() instanceof Caller.ApiKey key ? v.thenCompose(x -> withFields(r, key, x)) : v;
+    }
+
+    /**
+     * SPEC §2.2: every response to a key carries its fields. A stage's own answer (a shed 503, an
+     * escalation 429, a replay, a 409) gets them from the limiter's state, uncharged, unless it has them.
+     */
+    private CompletionStage<Verdict> withFields(EdgeRules r, Caller.ApiKey key, Verdict v) {
+        boolean needs = switch (v) {
+            case Verdict.Answer a -> a.response().header(LimitFields.POLICY_FIELD).isEmpty();
+            case Verdict.Replay rp -> rp.replay().header(LimitFields.POLICY_FIELD).isEmpty();
+            case Verdict.Forward f -> false;
+        };
+        if (!needs) {
+            return CompletableFuture.completedFuture(v);
+        }
+        return store.usageAsync(key.limiterKey(), key.plan()).thenApply(states -> {
+            List<Header> fields = LimitFields.headers(key.plan(), states, r.softLimitPercent());
+            return switch (v) {
+                case Verdict.Answer a -> new Verdict.Answer(a.response().withHeaders(fields), a.record());
+                case Verdict.Replay rp -> new Verdict.Replay(rp.bodySha256(), rp.replay().withHeaders(fields),
+                        rp.record(), rp.conflict().withHeaders(fields), rp.conflictRecord());
+                case Verdict.Forward f -> f;
+            };
+        });
+    }
+
+    /**
+     * Gives back what {@code request} was charged (SPEC §3.9: a request dropped before it reached the
+     * upstream, e.g. past its deadline, is charged to no policy).
+     */
+    public void refund(EdgeRequest request, Allowed charge) {
+        store.refundAsync(request.caller().limiterKey(), charge);
+    }
+
+    /** SPEC §1 {@code concurrent-requests}: the slots an admission holds come back when the exchange ends. */
+    private ExchangeListener releaseOnEnd(Caller caller, Allowed charge) {
+        return new ExchangeListener() {
+            @Override
+            public void onEnd(boolean completed) {
+                store.releaseAsync(caller.limiterKey(), charge);
+            }
+        };
+    }
+
+    private List<ExchangeListener> admissionListeners(Caller caller, Allowed allowed) {
+        return allowed.plan().hasConcurrencyPolicy()
+                ? List.of(refundOn503(caller, allowed), releaseOnEnd(caller, allowed))
+                : List.of(refundOn503(caller, allowed));
     }
 
     /** The chain's end: one limiter decision over every policy of the caller's plan (SPEC §3.3). */
@@ -185,7 +234,7 @@ public final class EdgeDecider {
             case Allowed allowed -> CompletableFuture.completedFuture(new Verdict.Forward(request,
                     LimitFields.headers(allowed.plan(), allowed.states(), soft), Optional.of(allowed),
                     new DecisionRecord(route.id(), keyClass, DecisionOutcome.ALLOWED, route.dryRun()),
-                    warnings(key, request.costs(), allowed.states(), soft), List.of(refundOn503(key, allowed))));
+                    warnings(key, request.costs(), allowed.states(), soft), admissionListeners(key, allowed)));
             case Denied denied -> {
                 DecisionOutcome outcome = denied.outcome() == Outcome.QUOTA_EXHAUSTED
                         ? DecisionOutcome.QUOTA_EXHAUSTED : DecisionOutcome.RATE_LIMITED;
@@ -216,7 +265,7 @@ public final class EdgeDecider {
         return switch (decision) {
             case Allowed allowed -> new Verdict.Forward(request, List.of(), Optional.of(allowed),
                     new DecisionRecord(route.id(), keyClass, DecisionOutcome.ALLOWED, route.dryRun()), List.of(),
-                    List.of(refundOn503(anon, allowed)));
+                    admissionListeners(anon, allowed));
             case Denied denied -> {
                 DecisionOutcome outcome = denied.outcome() == Outcome.QUOTA_EXHAUSTED
                         ? DecisionOutcome.QUOTA_EXHAUSTED : DecisionOutcome.RATE_LIMITED;

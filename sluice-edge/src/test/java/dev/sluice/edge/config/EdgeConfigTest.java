@@ -118,7 +118,7 @@ class EdgeConfigTest {
                         "bad.yaml:18: routes[2].cost: must be >= 0, was -1",
                         "bad.yaml:18: routes[2].dry-run: must be true or false, was \"maybe\"",
                         "bad.yaml:19: routes[3]: duplicate route GET /v1/a (first at line 16)")
-                        .anyMatch(p -> p.startsWith("bad.yaml:5: shedding: unknown field"))
+                        .anyMatch(p -> p.startsWith("bad.yaml:5: shedding.reserve: unknown field"))
                         .anyMatch(p -> p.startsWith("bad.yaml:14: anonymous.plan: unknown plan \"nope\""))
                         .anyMatch(p -> p.startsWith("bad.yaml:18: routes[2].method: must be a token")));
     }

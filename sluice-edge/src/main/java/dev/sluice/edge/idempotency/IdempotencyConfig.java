@@ -1,0 +1,44 @@
+package dev.sluice.edge.idempotency;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The {@code idempotency:} section (SPEC §3.11). Immutable.
+ *
+ * <pre>{@code
+ * idempotency:
+ *   retention: 24h              # how long an answer is kept for replay
+ *   max-response-bytes: 65536   # larger answers are recorded as "not replayable" (a retry gets 409)
+ *   lease: 0s                   # in-flight marker lifetime; 0 = upstream connect + response timeout + 5 s
+ * }</pre>
+ *
+ * @param retention how long a recorded answer is replayed, &gt; 0
+ * @param maxResponseBytes the largest response body recorded, ≥ 0
+ * @param lease how long an in-flight marker lives if its request never ends; zero means derived from the
+ *     upstream timeouts
+ */
+public record IdempotencyConfig(Duration retention, int maxResponseBytes, Duration lease) {
+
+    /** SPEC §3.11: records expire after 24 h by default. */
+    public static final Duration DEFAULT_RETENTION = Duration.ofHours(24);
+    public static final int DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024;
+
+    public IdempotencyConfig {
+        Objects.requireNonNull(retention, "retention");
+        Objects.requireNonNull(lease, "lease");
+        if (retention.isNegative() || retention.isZero()) {
+            throw new IllegalArgumentException("retention: must be > 0, was " + retention);
+        }
+        if (maxResponseBytes < 0) {
+            throw new IllegalArgumentException("max-response-bytes: must be >= 0, was " + maxResponseBytes);
+        }
+        if (lease.isNegative()) {
+            throw new IllegalArgumentException("lease: must be >= 0, was " + lease);
+        }
+    }
+
+    public static IdempotencyConfig defaults() {
+        return new IdempotencyConfig(DEFAULT_RETENTION, DEFAULT_MAX_RESPONSE_BYTES, Duration.ZERO);
+    }
+}
