@@ -4,12 +4,14 @@ import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.EdgeOptions;
 import dev.sluice.edge.EdgeServer;
 import dev.sluice.limiter.config.ConfigException;
+import dev.sluice.limiter.idempotency.IdempotencyStore;
 import dev.sluice.limiter.spi.LimiterStore;
 import dev.sluice.time.TimeSource;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -85,15 +87,19 @@ public final class EdgeCommand implements Callable<Integer> {
             err.println("sluice edge: " + config + ": store: " + e.getMessage());
             return 2;
         }
+        Optional<IdempotencyStore> records = EdgeStores.idempotency(c, store);
+        EdgeOptions options = EdgeOptions.defaults().withStore(store).withWatchConfig(!noWatch);
         EdgeServer edge;
         try {
-            edge = EdgeServer.start(c, EdgeOptions.defaults().withStore(store).withWatchConfig(!noWatch));
+            edge = EdgeServer.start(c, records.map(options::withIdempotencyStore).orElse(options));
         } catch (ConfigException e) {
+            records.ifPresent(IdempotencyStore::close);
             store.close();
             err.println("sluice edge: " + config + " has errors:");
             err.println(e.getMessage());
             return 2;
         } catch (IllegalStateException e) {
+            records.ifPresent(IdempotencyStore::close);
             store.close();
             err.println("sluice edge: " + e.getMessage());
             return 1;
@@ -101,6 +107,7 @@ public final class EdgeCommand implements Callable<Integer> {
         CountDownLatch stopped = new CountDownLatch(1);
         Thread hook = new Thread(() -> {
             edge.close();
+            records.ifPresent(IdempotencyStore::close);
             store.close();
             stopped.countDown();
         }, "sluice-edge-shutdown");
@@ -108,13 +115,15 @@ public final class EdgeCommand implements Callable<Integer> {
         Hangup.install(edge::reloadFromSourceLogged);
         out.println("sluice edge: listening on " + edge.address() + " (" + edge.transport() + "), metrics on "
                 + (edge.adminPort() < 0 ? "off" : c.admin().orElseThrow().host() + ":" + edge.adminPort() + "/metrics")
-                + ", upstream " + c.upstream().url() + ", store " + c.store());
+                + ", upstream " + c.upstream().url() + ", store " + c.store()
+                + (records.isPresent() ? " (idempotency records too)" : ""));
         out.flush();
         try {
             stopped.await();
         } catch (InterruptedException e) {
             Runtime.getRuntime().removeShutdownHook(hook);
             edge.close();
+            records.ifPresent(IdempotencyStore::close);
             store.close();
             Thread.currentThread().interrupt();
         }

@@ -1,6 +1,8 @@
 package dev.sluice.cli.edge;
 
+import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.config.StoreConfig;
+import dev.sluice.edge.idempotency.IdempotencyConfig;
 import dev.sluice.limiter.idempotency.IdempotencyStore;
 import dev.sluice.limiter.memory.InMemoryLimiterStore;
 import dev.sluice.limiter.spi.LimiterStore;
@@ -23,7 +25,10 @@ import java.util.Optional;
  * <pre>{@code
  * EdgeConfig config = EdgeConfig.load(file);
  * LimiterStore store = EdgeStores.open(config.store(), TimeSource.system());
- * EdgeServer edge = EdgeServer.start(config, EdgeOptions.defaults().withStore(store));  // closes: edge, then store
+ * Optional<IdempotencyStore> records = EdgeStores.idempotency(config, store);
+ * EdgeOptions options = EdgeOptions.defaults().withStore(store);
+ * EdgeServer edge = EdgeServer.start(config, records.map(options::withIdempotencyStore).orElse(options));
+ * // close: edge, records, store
  * }</pre>
  */
 public final class EdgeStores {
@@ -55,15 +60,19 @@ public final class EdgeStores {
     }
 
     /**
-     * The idempotency store (SPEC §3.11) that goes with {@code limiter}, a store {@link #open} made: on
-     * Redis, a {@link RedisIdempotencyStore} on the limiter's connection (records under
+     * The idempotency store (SPEC §3.11) that goes with {@code limiter}, a store {@link #open} made for
+     * {@code config}: when the {@code store} section is Redis and {@code idempotency.store} is not
+     * {@code memory}, a {@link RedisIdempotencyStore} on the limiter's connection (records under
      * {@code sluice:idem:}, each operation bounded by the section's {@code decision-timeout}), so a retry
-     * that lands on another replica finds its record; in memory, empty (the edge keeps its own).
+     * that lands on another replica finds its record; otherwise empty (the edge keeps its records in
+     * memory).
      *
-     * @return a store the caller closes (before {@code limiter}: it shares the connection)
+     * @return a store the caller closes (after the edge, before {@code limiter}: it shares the connection)
+     * @throws IllegalArgumentException if {@code limiter} is not a store {@link #open} made for a Redis section
      */
-    public static Optional<IdempotencyStore> idempotency(StoreConfig config, LimiterStore limiter) {
-        if (!(config instanceof StoreConfig.Redis r)) {
+    public static Optional<IdempotencyStore> idempotency(EdgeConfig config, LimiterStore limiter) {
+        if (!(config.store() instanceof StoreConfig.Redis r)
+                || config.protection().idempotency().store().equals(Optional.of(IdempotencyConfig.Store.MEMORY))) {
             return Optional.empty();
         }
         RedisLimiterStore redis = switch (limiter) {

@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -26,7 +27,8 @@ final class EdgeClient {
             .connectTimeout(Duration.ofSeconds(5)).build();
 
     /** One answer of the edge, with its rate-limit fields (empty strings when absent). */
-    record Reply(int status, String rateLimit, String policy, String retryAfter, String body, long nanos) {
+    record Reply(int status, String rateLimit, String policy, String retryAfter, String body, long nanos,
+            String replayed) {
 
         /** {@code r} of {@code policy} in the {@code RateLimit} field, or -1 when absent. */
         long remaining(String policyName) {
@@ -54,27 +56,41 @@ final class EdgeClient {
      * request timeout is a hang check: an edge that stops answering fails the test instead of stalling it.
      */
     Reply send(int port, String method, String path, String key) throws IOException, InterruptedException {
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .method(method, HttpRequest.BodyPublishers.noBody())
+        return send(port, method, path, key, null, "");
+    }
+
+    /** As above, with an {@code Idempotency-Key} (when not {@code null}) and a body. */
+    Reply send(int port, String method, String path, String key, String idempotencyKey, String body)
+            throws IOException, InterruptedException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .method(method, body.isEmpty() ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofString(body))
                 .header("Authorization", "Bearer " + key)
-                .timeout(Duration.ofSeconds(10)).build();
+                .timeout(Duration.ofSeconds(10));
+        if (idempotencyKey != null) {
+            b.header("Idempotency-Key", idempotencyKey);
+        }
+        HttpRequest request = b.build();
         long start = System.nanoTime();
         HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString());
         long nanos = System.nanoTime() - start;
         return new Reply(r.statusCode(), r.headers().firstValue("RateLimit").orElse(""),
                 r.headers().firstValue("RateLimit-Policy").orElse(""),
-                r.headers().firstValue("Retry-After").orElse(""), r.body(), nanos);
+                r.headers().firstValue("Retry-After").orElse(""), r.body(), nanos,
+                r.headers().firstValue("Idempotent-Replayed").orElse(""));
     }
 
-    /** An upstream on a free loopback port answering {@code 200 {"ok":true}} to every request. */
+    /** An upstream on a free loopback port answering {@code 200 {"ok":true,"n":<its count>}} to every request. */
     static final class OkUpstream implements AutoCloseable {
         private final HttpServer server;
         private final ExecutorService executor = Executors.newFixedThreadPool(4);
+        private final AtomicInteger hits = new AtomicInteger();
 
         OkUpstream() throws IOException {
             server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 256);
             server.createContext("/", exchange -> {
-                byte[] body = "{\"ok\":true}".getBytes(StandardCharsets.UTF_8);
+                int n = hits.incrementAndGet();
+                byte[] body = ("{\"ok\":true,\"n\":" + n + "}").getBytes(StandardCharsets.UTF_8);
                 exchange.getRequestBody().readAllBytes();
                 exchange.getResponseHeaders().add("Content-Type", "application/json");
                 exchange.sendResponseHeaders(200, body.length);
@@ -84,6 +100,11 @@ final class EdgeClient {
             });
             server.setExecutor(executor);
             server.start();
+        }
+
+        /** Requests that reached it. */
+        int hits() {
+            return hits.get();
         }
 
         String url() {

@@ -1,10 +1,12 @@
 package dev.sluice.cli.edge;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.cli.CliRun;
 import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.config.StoreConfig;
+import dev.sluice.limiter.config.ConfigException;
 import dev.sluice.limiter.idempotency.Claim;
 import dev.sluice.limiter.idempotency.IdempotencyKey;
 import dev.sluice.limiter.idempotency.IdempotencyStore;
@@ -13,6 +15,7 @@ import dev.sluice.limiter.memory.InMemoryLimiterStore;
 import dev.sluice.limiter.spi.FailureMode;
 import dev.sluice.limiter.spi.LimiterStore;
 import dev.sluice.redis.RedisTestSupport;
+import dev.sluice.redis.idempotency.RedisIdempotencyStore;
 import dev.sluice.redis.limiter.LeasingLimiterStore;
 import dev.sluice.redis.limiter.RedisLimiterConfig;
 import dev.sluice.redis.limiter.RedisLimiterStore;
@@ -48,10 +51,27 @@ class EdgeStoresTest {
 
     @Test
     void memoryIsTheInMemoryStoreWithNoSharedIdempotencyStore() {
-        LimiterStore store = EdgeStores.open(StoreConfig.MEMORY, TimeSource.system());
+        EdgeConfig config = EdgeConfig.parse("m.yaml", PLANS);
+        LimiterStore store = EdgeStores.open(config.store(), TimeSource.system());
 
         assertThat(store).isInstanceOf(InMemoryLimiterStore.class);
-        assertThat(EdgeStores.idempotency(StoreConfig.MEMORY, store)).isEmpty();
+        assertThat(EdgeStores.idempotency(config, store)).isEmpty();
+    }
+
+    @Test
+    void idempotencyRecordsFollowTheStoreUnlessToldToStayInMemory() {
+        String redis = "store: { url: " + RedisTestSupport.URI + ", key-prefix: \"" + prefix + "\" }\n";
+        EdgeConfig shared = EdgeConfig.parse("r.yaml", redis + PLANS);
+        EdgeConfig local = EdgeConfig.parse("r.yaml", redis + "idempotency: { store: memory }\n" + PLANS);
+
+        try (LimiterStore store = EdgeStores.open(shared.store(), TimeSource.system())) {
+            assertThat(EdgeStores.idempotency(shared, store)).get().isInstanceOf(RedisIdempotencyStore.class);
+            assertThat(EdgeStores.idempotency(local, store)).isEmpty();
+        }
+        // records on Redis need the store section's Redis
+        assertThatThrownBy(() -> EdgeConfig.parse("i.yaml", "idempotency:\n  store: redis\n" + PLANS))
+                .isInstanceOf(ConfigException.class).hasMessage("i.yaml:2: idempotency.store: redis keeps the "
+                        + "records on the store section's Redis: set store: redis://host:6379 too");
     }
 
     @Test
@@ -72,13 +92,12 @@ class EdgeStoresTest {
 
     @Test
     void leaseModeWrapsTheRedisStoreAndTheIdempotencyStoreSharesItsConnection() throws Exception {
-        StoreConfig.Redis section = new StoreConfig.Redis(RedisTestSupport.URI, 1, Duration.ofSeconds(2),
-                FailureMode.FAIL_OPEN_DEGRADED, Duration.ofSeconds(1),
-                Optional.of(new StoreConfig.Lease(10, Duration.ofSeconds(1))), prefix, Duration.ofSeconds(1));
+        EdgeConfig config = EdgeConfig.parse("l.yaml", "store: { url: " + RedisTestSupport.URI + ", key-prefix: \""
+                + prefix + "\", decision-timeout: 2s, lease: { units: 10, ttl: 1s } }\n" + PLANS);
         IdempotencyKey key = new IdempotencyKey("sk_free", "edge-stores-" + prefix.hashCode());
 
-        try (LimiterStore store = EdgeStores.open(section, TimeSource.system());
-                IdempotencyStore records = EdgeStores.idempotency(section, store).orElseThrow()) {
+        try (LimiterStore store = EdgeStores.open(config.store(), TimeSource.system());
+                IdempotencyStore records = EdgeStores.idempotency(config, store).orElseThrow()) {
             assertThat(store).isInstanceOf(LeasingLimiterStore.class);
             RedisTestSupport.awaitUp(((LeasingLimiterStore) store).redis().endpoint());
             Claim first = records.begin(key, new RequestTarget("POST", "/v1/labels"), Duration.ofSeconds(35));

@@ -1,6 +1,7 @@
 package dev.sluice.edge.config;
 
 import dev.sluice.edge.EdgeConfig;
+import dev.sluice.edge.idempotency.IdempotencyConfig;
 import dev.sluice.edge.route.Criticality;
 import dev.sluice.edge.route.PathPattern;
 import dev.sluice.edge.route.Route;
@@ -119,6 +120,11 @@ public final class EdgeConfigReader {
         root.get("key-file").filter(n -> n.kind() == ConfigNode.Kind.SCALAR && !n.text().isBlank())
                 .ifPresent(n -> files.add(n.resolve(n.text())));
         ProtectionConfig protection = ProtectionConfigReader.read(root, upstream.poolSize(), problems);
+        if (protection.idempotency().store().equals(Optional.of(IdempotencyConfig.Store.REDIS))
+                && !(store instanceof StoreConfig.Redis)) {
+            root.get("idempotency").flatMap(n -> n.get("store")).ifPresent(n -> problems.add(n,
+                    "redis keeps the records on the store section's Redis: set store: redis://host:6379 too"));
+        }
         return new EdgeConfig(listen, admin, upstream, store, problem, softLimit, anonymous, limiter.plans(), keys,
                 new RouteTable(routes), source, files, sites).withProtection(protection);
     }
