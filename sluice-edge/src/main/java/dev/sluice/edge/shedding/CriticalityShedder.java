@@ -149,7 +149,7 @@ public final class CriticalityShedder implements EdgeStage {
         public void onUpstreamResponse(int status) {
             if (adaptive != null) {
                 sampled = true;
-                // an upstream 503 is a drop: the gradient limit backs off
+                // an upstream 503 is flagged as a drop; Gradient2Limit itself reacts to latency only
                 adaptive.onSample(startNanos, time.nanoTime() - startNanos, inFlightAtStart, status == 503);
             }
         }
@@ -158,7 +158,8 @@ public final class CriticalityShedder implements EdgeStage {
         public void onEnd(boolean completed) {
             inFlight.decrementAndGet();
             if (adaptive != null && !sampled) {
-                // no answer at all (timeout, unreachable, client gone): counts as a drop
+                // no answer (timeout, unreachable, client gone): sampled with all the time it took, so an
+                // upstream timing out reads as a slow one and lowers the limit
                 adaptive.onSample(startNanos, time.nanoTime() - startNanos, inFlightAtStart, true);
             }
         }

@@ -38,6 +38,7 @@ class EdgeConfigTest {
         assertThat(labels.criticality()).isEqualTo(Criticality.CRITICAL);
         assertThat(labels.idempotencyRequired()).isTrue();
         assertThat(c.routes().match("POST", "/v1/labels:batch").cost()).isEqualTo(10);
+        assertThat(c.routes().match("POST", "/v1/labels:batch").idempotencyRequired()).isTrue();
         assertThat(c.routes().match("GET", "/v1/quotes").criticality()).isEqualTo(Criticality.SHEDDABLE);
         assertThat(c.routes().match("POST", "/v1/login").anonymous()).isTrue();
         assertThat(c.routes().match("GET", "/v1/usage").handler()).isEqualTo(Route.Handler.USAGE);
