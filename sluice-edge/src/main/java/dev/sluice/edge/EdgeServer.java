@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 import dev.sluice.edge.config.AdminConfig;
+import dev.sluice.edge.config.StoreConfig;
 import dev.sluice.edge.decision.EdgeDecider;
 import dev.sluice.edge.decision.EdgeRules;
 import dev.sluice.edge.internal.ConfigWatcher;
@@ -66,9 +67,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Reload</b> (SPEC §3.13a): {@link #reload(EdgeConfig)} or {@link #reloadFromSource()} swap
  * plans, keys, overrides, routes, problem types, soft limit and the anonymous plan at once; requests
- * in progress finish under the rules they started with. {@code listen}, {@code admin} and
- * {@code upstream} are fixed at start (a change is logged and ignored). An invalid file is refused
- * with {@link ConfigException} and the running configuration stays. With
+ * in progress finish under the rules they started with. {@code listen}, {@code admin},
+ * {@code upstream} and {@code store} are fixed at start (a change is logged and ignored). An invalid
+ * file, or one with a plan the store refuses ({@link dev.sluice.limiter.spi.LimiterStore#validate}), is
+ * refused with {@link ConfigException} and the running configuration stays. With
  * {@link EdgeOptions#withWatchConfig(boolean)} the file (and its key file) is watched.
  *
  * <p>Thread-safe. {@link #close()} stops listening, closes connections and the upstream pool, and
@@ -120,14 +122,24 @@ public final class EdgeServer implements AutoCloseable {
     }
 
     /**
-     * Binds the public (and admin) port and returns once the edge accepts connections.
+     * Binds the public (and admin) port and returns once the edge accepts connections. The limiter store
+     * is {@link EdgeOptions#store()} when given, else an in-memory one; a configuration with a shared
+     * store ({@code store: redis://…}) needs the store passed in (the {@code sluice} command builds it:
+     * this module does not depend on Redis). Every plan is checked by the store's
+     * {@link LimiterStore#validate} first.
      *
-     * @throws IllegalStateException when a port cannot be bound or the transport cannot load; nothing
-     *     is left running then
+     * @throws IllegalStateException when a port cannot be bound, the transport cannot load, or the
+     *     configuration names a shared store and none was passed; nothing is left running then
+     * @throws ConfigException when the store refuses a plan (each named by file, line and field)
      */
     public static EdgeServer start(EdgeConfig config, EdgeOptions options) {
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(options, "options");
+        if (options.store().isEmpty() && config.store() instanceof StoreConfig.Redis redis) {
+            throw new IllegalStateException("store: " + redis.maskedUrl() + " is a shared Redis store, which this "
+                    + "module does not build: pass it with EdgeOptions.withStore(...) (the sluice command does)");
+        }
+        options.store().ifPresent(s -> config.validatePlans(s::validate));
         Transports transports = Transports.select(config.listen().transport());
         int threads = config.listen().ioThreads() > 0 ? config.listen().ioThreads()
                 : Runtime.getRuntime().availableProcessors();
@@ -268,10 +280,13 @@ public final class EdgeServer implements AutoCloseable {
      * Applies {@code next}'s plans, keys, overrides, routes, problem settings, soft limit and
      * anonymous plan (SPEC §3.13a). Limiter state is kept: a key keeps what it has spent.
      *
-     * @return the configuration now in force ({@code next} with the running listen, admin and upstream)
+     * @return the configuration now in force ({@code next} with the running listen, admin, upstream and
+     *     store)
+     * @throws ConfigException when the store refuses one of {@code next}'s plans; nothing changes then
      */
     public synchronized EdgeConfig reload(EdgeConfig next) {
         EdgeConfig running = config;
+        next.validatePlans(store::validate); // ConfigException: refused, the running rules stay
         EdgeConfig previous = lastReloaded;
         if (previous != null && (!next.listen().equals(previous.listen()) || !next.admin().equals(previous.admin())
                 || !next.upstream().equals(previous.upstream()))) {
@@ -279,9 +294,12 @@ public final class EdgeServer implements AutoCloseable {
                     running.listen().port(), running.admin().map(AdminConfig::port).orElse(-1),
                     running.upstream().url());
         }
+        if (!next.store().equals(running.store())) {
+            LOG.warn("reload: the store is fixed at start; keeping {} until a restart", running.store());
+        }
         lastReloaded = next;
         EdgeConfig applied = next.withListen(running.listen()).withAdmin(running.admin())
-                .withUpstream(running.upstream());
+                .withUpstream(running.upstream()).withStore(running.store());
         requireConcurrencySupport(applied, store);
         decider.update(new EdgeRules(applied));
         config = applied;

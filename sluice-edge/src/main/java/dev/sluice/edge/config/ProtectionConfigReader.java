@@ -26,7 +26,7 @@ final class ProtectionConfigReader {
             "retry-after", "adaptive"));
     private static final Set<String> ADAPTIVE = new LinkedHashSet<>(List.of("initial-limit", "min-limit", "max-limit"));
     private static final Set<String> IDEMPOTENCY = new LinkedHashSet<>(List.of("retention", "max-response-bytes",
-            "lease"));
+            "lease", "store"));
     private static final Set<String> ESCALATION = new LinkedHashSet<>(List.of("enabled", "threshold-percent", "window",
             "min-requests", "max-doublings", "max-retry-after", "block"));
 
@@ -101,8 +101,17 @@ final class ProtectionConfigReader {
                 .orElse(d.retention());
         int max = (int) intField(node, "max-response-bytes", 0, 64L << 20, d.maxResponseBytes(), problems);
         Duration lease = node.get("lease").flatMap(n -> EdgeConfigReader.readDuration(n, problems)).orElse(d.lease());
+        Optional<IdempotencyConfig.Store> store = node.get("store").flatMap(n -> n.asText(problems).flatMap(t ->
+                switch (t.strip().toLowerCase(Locale.ROOT)) {
+                    case "memory" -> Optional.of(IdempotencyConfig.Store.MEMORY);
+                    case "redis" -> Optional.of(IdempotencyConfig.Store.REDIS);
+                    default -> {
+                        problems.add(n, "must be memory or redis, was \"" + t + "\"");
+                        yield Optional.empty();
+                    }
+                }));
         try {
-            return new IdempotencyConfig(retention, max, lease);
+            return new IdempotencyConfig(retention, max, lease, store);
         } catch (IllegalArgumentException e) {
             problems.add(node, e.getMessage());
             return d;

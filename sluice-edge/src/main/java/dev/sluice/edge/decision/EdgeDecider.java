@@ -19,14 +19,17 @@ import dev.sluice.limiter.PolicyState;
 import dev.sluice.limiter.QuotaUnit;
 import dev.sluice.limiter.Unavailable;
 import dev.sluice.limiter.spi.LimiterStore;
+import dev.sluice.limiter.spi.StoreUnavailableException;
 import dev.sluice.time.TimeSource;
 import dev.sluice.wire.snapshot.Outcome;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -46,7 +49,9 @@ import java.util.concurrent.CompletionStage;
  *       rate-limit fields, the soft-limit warnings and the refund-on-503 hook (§3.9).</li>
  * </ol>
  * A route in dry-run never answers with a denial: it forwards with the fields the denial would have
- * shown, and the record counts the denial (SPEC §3.13a).
+ * shown, and the record counts the denial (SPEC §3.13a). A route with a {@code failure-mode} of its own
+ * is decided by the store's {@link LimiterStore#withFailureMode} view: a shared store that cannot decide
+ * answers it by that mode (SPEC §3.14).
  *
  * <p>The returned stage completes at once with the in-memory store; a network store completes it
  * later, possibly on another thread (SPEC §3.14) — callers must not assume either. Thread-safe; the
@@ -55,6 +60,8 @@ import java.util.concurrent.CompletionStage;
 public final class EdgeDecider {
 
     private static final String ANONYMOUS_KEY_PREFIX = "ip ";
+    /** Retry-After of a usage read a fail-closed store could not answer (a decision carries its own). */
+    private static final Duration UNAVAILABLE_RETRY_AFTER = Duration.ofSeconds(1);
 
     private volatile EdgeRules rules;
     private final LimiterStore store;
@@ -121,17 +128,27 @@ public final class EdgeDecider {
         }
         String keyClass = caller.plan().name();
         if (length instanceof ContentLength.Invalid invalid) {
-            return answerWithFields(r, caller, problems.plain(400, "bad_request", "Bad request",
+            return answerWithFields(r, route, caller, problems.plain(400, "bad_request", "Bad request",
                     invalid.reason() + "."), new DecisionRecord(route.id(), keyClass, DecisionOutcome.BAD_REQUEST,
                     route.dryRun()));
         }
         if (route.handler() == Route.Handler.USAGE) {
-            return store.usageAsync(caller.limiterKey(), caller.plan()).thenApply(states -> new Verdict.Answer(
-                    UsageReport.response(caller.plan(), states, r.softLimitPercent()),
-                    new DecisionRecord(route.id(), keyClass, DecisionOutcome.USAGE, false)));
+            return storeFor(route).usageAsync(caller.limiterKey(), caller.plan()).handle((states, error) -> {
+                if (error == null) {
+                    return new Verdict.Answer(UsageReport.response(caller.plan(), states, r.softLimitPercent()),
+                            new DecisionRecord(route.id(), keyClass, DecisionOutcome.USAGE, false));
+                }
+                if (unwrap(error) instanceof StoreUnavailableException) {
+                    // a shared store failing closed cannot read the state: 503, as a decision would be
+                    return new Verdict.Answer(r.problems().overloaded(UNAVAILABLE_RETRY_AFTER,
+                            "The API is briefly unable to read limits; retry shortly."),
+                            new DecisionRecord(route.id(), keyClass, DecisionOutcome.UNAVAILABLE, false));
+                }
+                throw error instanceof CompletionException ce ? ce : new CompletionException(error);
+            });
         }
         if (length instanceof ContentLength.Absent && head.bodyExpected() && countsBytes(caller.plan())) {
-            return answerWithFields(r, caller, problems.plain(411, "length_required", "Length required",
+            return answerWithFields(r, route, caller, problems.plain(411, "length_required", "Length required",
                     "This plan limits request bytes: send Content-Length."), new DecisionRecord(route.id(),
                     keyClass, DecisionOutcome.BAD_REQUEST, route.dryRun()));
         }
@@ -199,7 +216,7 @@ public final class EdgeDecider {
         Caller caller = request.caller();
         Route route = request.route();
         Costs costs = request.costs();
-        return store.decideAsync(caller.limiterKey(), caller.plan(), costs).thenCompose(decision ->
+        return storeFor(route).decideAsync(caller.limiterKey(), caller.plan(), costs).thenCompose(decision ->
                 switch (caller) {
                     case Caller.ApiKey key -> keyVerdict(r, request, key, decision);
                     case Caller.Anonymous anon -> CompletableFuture.completedFuture(
@@ -228,7 +245,7 @@ public final class EdgeDecider {
                         : new Verdict.Answer(r.problems().denied(denied, request.costs()).withHeaders(headers),
                                 record));
             }
-            case CostExceedsBurst tooBig -> store.usageAsync(key.limiterKey(), key.plan()).thenApply(states -> {
+            case CostExceedsBurst tooBig -> usageOrNone(route, key).thenApply(states -> {
                 DecisionRecord record = new DecisionRecord(route.id(), keyClass, DecisionOutcome.COST_EXCEEDS_BURST,
                         route.dryRun());
                 List<Header> headers = LimitFields.headers(tooBig.plan(), states, soft);
@@ -313,10 +330,32 @@ public final class EdgeDecider {
                 new DecisionRecord(route.id(), DecisionRecord.NO_KEY, DecisionOutcome.UNAUTHENTICATED, false));
     }
 
-    private CompletionStage<Verdict> answerWithFields(EdgeRules r, Caller.ApiKey key, EdgeResponse response,
-            DecisionRecord record) {
-        return store.usageAsync(key.limiterKey(), key.plan()).thenApply(states -> new Verdict.Answer(
+    private CompletionStage<Verdict> answerWithFields(EdgeRules r, Route route, Caller.ApiKey key,
+            EdgeResponse response, DecisionRecord record) {
+        return usageOrNone(route, key).thenApply(states -> new Verdict.Answer(
                 response.withHeaders(LimitFields.headers(key.plan(), states, r.softLimitPercent())), record));
+    }
+
+    /** The store, or its view answering by the route's own failure mode (SPEC §3.14). */
+    private LimiterStore storeFor(Route route) {
+        return route.failureMode().isEmpty() ? store : store.withFailureMode(route.failureMode().get());
+    }
+
+    /**
+     * The key's standing for the fields of a response that is not a decision (400, 411); empty when a
+     * store failing closed cannot read it: the answer then goes without the fields rather than failing.
+     */
+    private CompletionStage<List<PolicyState>> usageOrNone(Route route, Caller.ApiKey key) {
+        return storeFor(route).usageAsync(key.limiterKey(), key.plan()).exceptionally(error -> {
+            if (unwrap(error) instanceof StoreUnavailableException) {
+                return List.of();
+            }
+            throw error instanceof CompletionException ce ? ce : new CompletionException(error);
+        });
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
     }
 
     private static CompletionStage<Verdict> answer(EdgeResponse response, DecisionRecord record) {

@@ -87,7 +87,7 @@ class EdgeConfigTest {
                 listen: "nowhere"
                 admin: { port: 70000 }
                 upstream: { url: "ftp://example.com", connect-timeout: 2 }
-                store: redis://localhost
+                store: mongodb://localhost
                 shedding: { reserve: 20 }
                 plans:
                   free:
@@ -110,8 +110,7 @@ class EdgeConfigTest {
                         "bad.yaml:2: admin.port: must be in 0..65535, was 70000",
                         "bad.yaml:3: upstream.url: must be an http:// URL, was \"ftp://example.com\"",
                         "bad.yaml:3: upstream.connect-timeout: must be a duration with a unit (500ms, 2s, 1m, 1h), was 2",
-                        "bad.yaml:4: store: must be memory (the only store of this build; a shared Redis store is "
-                                + "SPEC §3.14), was \"redis://localhost\"",
+                        "bad.yaml:4: store: must be memory or a redis:// URL, was \"mongodb://localhost\"",
                         "bad.yaml:9: plans.free.policies[0].q: must be > 0, was 0",
                         "bad.yaml:13: key-overrides.sk_b: unknown key (declare it under keys first)",
                         "bad.yaml:17: routes[1].criticality: must be CRITICAL_PLUS, CRITICAL, SHEDDABLE_PLUS or "

@@ -123,7 +123,10 @@ public interface LimiterStore extends AutoCloseable {
         return CompletableFuture.completedFuture(decide(key, plan, costs));
     }
 
-    /** {@link #usage} without blocking the caller; see {@link #decideAsync}. */
+    /**
+     * {@link #usage} without blocking the caller; see {@link #decideAsync}. A shared store failing closed
+     * that cannot read its state completes it exceptionally with {@link StoreUnavailableException}.
+     */
     default CompletionStage<List<PolicyState>> usageAsync(String key, Plan plan) {
         return CompletableFuture.completedFuture(usage(key, plan));
     }
@@ -142,6 +145,27 @@ public interface LimiterStore extends AutoCloseable {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
+    }
+
+    /**
+     * Checks, when configuration is loaded, that this store can decide under {@code plan}, so a plan it
+     * cannot represent fails at start (or is refused at reload) rather than on a request. The in-memory
+     * store decides every valid plan (the default does nothing); a Redis store refuses a burst policy
+     * outside its script's exact integer range.
+     *
+     * @throws IllegalArgumentException naming the policy and the reason, when it cannot
+     */
+    default void validate(Plan plan) {}
+
+    /**
+     * This store deciding with {@code mode} when its shared state cannot be reached in time (SPEC §3.14:
+     * fail-open-degraded by default, fail-closed where configured, e.g. per route). The view shares this
+     * store's state, connections and counters; closing it does nothing. A store that never loses its
+     * state (the in-memory store: the default) returns itself. Cheap to call per request: a store
+     * returns one cached view per mode.
+     */
+    default LimiterStore withFailureMode(FailureMode mode) {
+        return this;
     }
 
     /** Releases connections or threads the store holds; the in-memory store holds none. */

@@ -11,6 +11,7 @@ import dev.sluice.limiter.PolicyState;
 import dev.sluice.limiter.QuotaPolicy;
 import dev.sluice.limiter.Unavailable;
 import dev.sluice.limiter.memory.InMemoryLimiterStore;
+import dev.sluice.limiter.spi.FailureMode;
 import dev.sluice.time.TimeSource;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -9,6 +9,7 @@ import dev.sluice.limiter.Policy;
 import dev.sluice.limiter.QuotaPolicy;
 import dev.sluice.limiter.gcra.GcraParams;
 import dev.sluice.limiter.quota.CalendarWindow;
+import dev.sluice.redis.internal.HashTags;
 
 /**
  * What the limiter script needs to know about one plan, computed once per plan: the per-policy
@@ -144,27 +145,6 @@ final class PlanLayout {
 
     /** {@code key} with {@code % { }} escaped, so the hash tag is exactly the key (and never empty). */
     static String escape(String key) {
-        boolean plain = !key.isEmpty();
-        for (int i = 0; i < key.length() && plain; i++) {
-            char c = key.charAt(i);
-            plain = c != '%' && c != '{' && c != '}';
-        }
-        if (plain) {
-            return key;
-        }
-        if (key.isEmpty()) {
-            return "%"; // an empty tag would hash the whole key name: give the empty key a tag of its own
-        }
-        StringBuilder sb = new StringBuilder(key.length() + 8);
-        for (int i = 0; i < key.length(); i++) {
-            char c = key.charAt(i);
-            switch (c) {
-                case '%' -> sb.append("%25");
-                case '{' -> sb.append("%7B");
-                case '}' -> sb.append("%7D");
-                default -> sb.append(c);
-            }
-        }
-        return sb.toString();
+        return HashTags.escape(key);
     }
 }
