@@ -21,8 +21,19 @@ public final class BearerCredential {
     /** No {@code Authorization} field. */
     public record Missing() implements Result {}
 
-    /** A field that is not one well-formed bearer credential; {@code reason} says why. */
-    public record Malformed(String reason) implements Result {}
+    /**
+     * A field that is not one well-formed bearer credential; {@code reason} says why.
+     *
+     * @param otherScheme true when the field is not a {@code Bearer} credential at all (another scheme such
+     *     as {@code Basic}, or an empty field): RFC 6750 §3.1 counts that as a request without bearer
+     *     credentials, so its challenge carries no error code
+     */
+    public record Malformed(String reason, boolean otherScheme) implements Result {
+        /** A malformed {@code Bearer} credential. */
+        public Malformed(String reason) {
+            this(reason, false);
+        }
+    }
 
     /** A well-formed bearer token (not yet known to be a configured key). */
     public record Token(String value) implements Result {}
@@ -46,8 +57,15 @@ public final class BearerCredential {
         while (i < n && (v.charAt(i) == ' ' || v.charAt(i) == '\t')) {
             i++;
         }
-        if (n - i < 7 || !v.regionMatches(true, i, "Bearer", 0, 6) || v.charAt(i + 6) != ' ') {
-            return new Malformed("not a Bearer credential");
+        int schemeEnd = i;
+        while (schemeEnd < n && v.charAt(schemeEnd) != ' ' && v.charAt(schemeEnd) != '\t') {
+            schemeEnd++;
+        }
+        if (schemeEnd - i != 6 || !v.regionMatches(true, i, "Bearer", 0, 6)) {
+            return new Malformed("not a Bearer credential", true); // another scheme, or nothing
+        }
+        if (n - i < 7 || v.charAt(i + 6) != ' ') {
+            return new Malformed(n - i < 7 ? "empty token" : "the scheme is not followed by a space");
         }
         i += 6;
         while (i < n && v.charAt(i) == ' ') {

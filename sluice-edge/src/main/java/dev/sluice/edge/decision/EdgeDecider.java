@@ -112,17 +112,21 @@ public final class EdgeDecider {
         Caller.ApiKey caller;
         switch (BearerCredential.parse(head.authorization())) {
             case BearerCredential.Missing m -> {
-                return unauthenticated(problems, route, false,
+                return unauthenticated(problems, route, Problems.BearerError.NONE,
                         "This API needs an API key: send Authorization: Bearer <key>.");
             }
             case BearerCredential.Malformed m -> {
-                return unauthenticated(problems, route, true, "The Authorization field is malformed ("
-                        + m.reason() + "); send Authorization: Bearer <key>.");
+                // RFC 6750 §3.1: another scheme (Basic, ...) is a request without bearer credentials: no error code
+                return unauthenticated(problems, route,
+                        m.otherScheme() ? Problems.BearerError.NONE : Problems.BearerError.INVALID_REQUEST,
+                        "The Authorization field is malformed (" + m.reason()
+                                + "); send Authorization: Bearer <key>.");
             }
             case BearerCredential.Token t -> {
                 caller = r.key(t.value());
                 if (caller == null) {
-                    return unauthenticated(problems, route, false, "The API key is not known.");
+                    return unauthenticated(problems, route, Problems.BearerError.INVALID_TOKEN,
+                            "The API key is not known.");
                 }
             }
         }
@@ -324,9 +328,10 @@ public final class EdgeDecider {
         return out == null ? List.of() : out;
     }
 
-    private CompletionStage<Verdict> unauthenticated(Problems problems, Route route, boolean malformed, String detail) {
+    private CompletionStage<Verdict> unauthenticated(Problems problems, Route route, Problems.BearerError error,
+            String detail) {
         // no limiter call: an unknown key must not create state (bounded memory under a key flood)
-        return answer(problems.unauthenticated(malformed, detail),
+        return answer(problems.unauthenticated(error, detail),
                 new DecisionRecord(route.id(), DecisionRecord.NO_KEY, DecisionOutcome.UNAUTHENTICATED, false));
     }
 

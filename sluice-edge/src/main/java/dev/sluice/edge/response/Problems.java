@@ -145,13 +145,43 @@ public final class Problems {
         return problem(429, body, wait);
     }
 
-    /** 401 {@code unauthenticated}: no usable {@code Authorization: Bearer} credential (RFC 6750 §3). */
-    public EdgeResponse unauthenticated(boolean malformed, String detail) {
+    /**
+     * What a 401's {@code WWW-Authenticate: Bearer} challenge says about the credential (RFC 6750 §3.1).
+     */
+    public enum BearerError {
+        /**
+         * The request carried no bearer credential (no {@code Authorization}, or another scheme): the
+         * challenge carries no error code (RFC 6750 §3.1).
+         */
+        NONE(null),
+        /** A {@code Bearer} credential that is malformed, or more than one: {@code invalid_request}. */
+        INVALID_REQUEST("invalid_request"),
+        /** A well-formed token that is not a known key: {@code invalid_token}. */
+        INVALID_TOKEN("invalid_token");
+
+        private final String code;
+
+        BearerError(String code) {
+            this.code = code;
+        }
+
+        /** The challenge's {@code error} value, or {@code null} for none. */
+        public String code() {
+            return code;
+        }
+    }
+
+    /**
+     * 401 {@code unauthenticated}: no usable {@code Authorization: Bearer} credential (RFC 6750 §3). The
+     * {@code WWW-Authenticate} challenge names the realm and, unless {@code error} is
+     * {@link BearerError#NONE}, the error code.
+     */
+    public EdgeResponse unauthenticated(BearerError error, String detail) {
         ProblemDetails body = ProblemDetails.builder().type(type("unauthenticated")).title("Unauthenticated")
                 .status(401).detail(detail).build();
         EdgeResponse r = problem(401, body, 0);
-        String challenge = malformed ? "Bearer realm=\"api\", error=\"invalid_request\""
-                : "Bearer realm=\"api\", error=\"invalid_token\"";
+        String challenge = error.code() == null ? "Bearer realm=\"api\""
+                : "Bearer realm=\"api\", error=\"" + error.code() + "\"";
         return r.withHeaders(List.of(new Header("WWW-Authenticate", challenge)));
     }
 

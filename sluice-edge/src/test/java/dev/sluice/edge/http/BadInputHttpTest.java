@@ -58,8 +58,7 @@ class BadInputHttpTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"Basic c2s6", "Bearer", "Bearer ", "Bearer two tokens", "Bearer sk\u00e9", "bearer\tsk",
-            "Token sk_test_free_1"})
+    @ValueSource(strings = {"Bearer", "Bearer ", "Bearer two tokens", "Bearer sk\u00e9", "bearer\tsk"})
     void malformedAuthorizationIs401InvalidRequestAndCreatesNoState(String authorization) {
         try (RawHttp c = new RawHttp(edge.server.port())) {
             c.send("GET /v1/quotes HTTP/1.1\r\nHost: edge\r\nAuthorization: " + authorization + "\r\n\r\n");
