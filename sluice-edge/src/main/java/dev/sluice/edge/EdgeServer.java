@@ -22,6 +22,7 @@ import dev.sluice.edge.config.StoreConfig;
 import dev.sluice.edge.decision.EdgeDecider;
 import dev.sluice.edge.decision.EdgeRules;
 import dev.sluice.edge.internal.ConfigWatcher;
+import dev.sluice.edge.internal.DateField;
 import dev.sluice.edge.internal.EdgeContext;
 import dev.sluice.edge.internal.ServerInitializers;
 import dev.sluice.edge.internal.Transports;
@@ -184,8 +185,9 @@ public final class EdgeServer implements AutoCloseable {
                     .description("The shedder's concurrency limit (static or adaptive)").register(registry);
             Gauge.builder("sluice.edge.shedder.in.flight", shedder, CriticalityShedder::inFlight)
                     .description("Requests past the shedder and not yet ended").register(registry);
+            DateField dates = new DateField(options.time());
             EdgeContext context = new EdgeContext(decider, pool, new EdgeMetrics(registry),
-                    new SoftLimitNotifier(options.quotaWarningSink()), options.time(), config.listen());
+                    new SoftLimitNotifier(options.quotaWarningSink()), options.time(), config.listen(), dates);
             Channel server = bind(new ServerBootstrap().group(group).channel(transports.serverChannel())
                     .option(ChannelOption.SO_BACKLOG, 1024)
                     .option(ChannelOption.SO_REUSEADDR, true)
@@ -198,7 +200,7 @@ public final class EdgeServer implements AutoCloseable {
                 try {
                     admin = bind(new ServerBootstrap().group(group).channel(transports.serverChannel())
                             .option(ChannelOption.SO_REUSEADDR, true)
-                            .childHandler(ServerInitializers.admin(registry, connections)), a.host(), a.port(),
+                            .childHandler(ServerInitializers.admin(registry, dates, connections)), a.host(), a.port(),
                             "admin");
                 } catch (RuntimeException e) {
                     server.close().syncUninterruptibly();

@@ -22,9 +22,11 @@ import java.nio.charset.StandardCharsets;
 final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     private final PrometheusMeterRegistry registry;
+    private final DateField dates;
 
-    AdminHandler(PrometheusMeterRegistry registry) {
+    AdminHandler(PrometheusMeterRegistry registry, DateField dates) {
         this.registry = registry;
+        this.dates = dates;
     }
 
     @Override
@@ -40,6 +42,7 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         } else {
             resp = text(HttpResponseStatus.NOT_FOUND, "not found\n", "text/plain; charset=utf-8");
         }
+        resp.headers().set(HttpHeaderNames.DATE, dates.now());
         boolean keepAlive = HttpUtil.isKeepAlive(req);
         HttpUtil.setKeepAlive(resp, keepAlive);
         if (keepAlive) {

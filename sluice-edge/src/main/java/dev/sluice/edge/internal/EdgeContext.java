@@ -15,7 +15,14 @@ import dev.sluice.time.TimeSource;
  * @param notifier the soft-limit event sink
  * @param time the clock (decision latency)
  * @param listen the listener's limits (read at start; a reload does not change them)
+ * @param dates the {@code Date} field of the edge's own responses (from {@code time})
  */
 public record EdgeContext(EdgeDecider decider, UpstreamPool pool, EdgeMetrics metrics, SoftLimitNotifier notifier,
-        TimeSource time, ListenConfig listen) {
+        TimeSource time, ListenConfig listen, DateField dates) {
+
+    /** A context whose {@code Date} field reads {@code time}. */
+    public EdgeContext(EdgeDecider decider, UpstreamPool pool, EdgeMetrics metrics, SoftLimitNotifier notifier,
+            TimeSource time, ListenConfig listen) {
+        this(decider, pool, metrics, notifier, time, listen, new DateField(time));
+    }
 }

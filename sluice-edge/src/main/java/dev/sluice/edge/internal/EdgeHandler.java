@@ -322,7 +322,7 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
         ex.state = State.DONE;
         ex.responseWritten = true;
         ex.releasePending();
-        FullHttpResponse resp = HttpMessages.toNetty(response);
+        FullHttpResponse resp = HttpMessages.toNetty(response, edge.dates().now());
         endResponse(ex, resp, true);
     }
 
@@ -388,7 +388,8 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
 
     private void refuseBeforeDecision(int status, String code, String title, String detail, String reason) {
         edge.metrics().rejectedBeforeDecision(reason);
-        FullHttpResponse resp = HttpMessages.toNetty(problems().plain(status, code, title, detail));
+        FullHttpResponse resp = HttpMessages.toNetty(problems().plain(status, code, title, detail),
+                edge.dates().now());
         if (stream) {
             ctx.writeAndFlush(resp).addListener(f -> resetStream(Http2Error.NO_ERROR));
             exchange = null;
@@ -473,7 +474,8 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
         ex.releasePending();
         EdgeResponse r = problems().overloaded(java.time.Duration.ofSeconds(1),
                 "The request's deadline passed before the API could take it.");
-        endResponse(ex, HttpMessages.toNetty(r.withHeaders(ex.forward.responseHeaders())), true);
+        endResponse(ex, HttpMessages.toNetty(r.withHeaders(ex.forward.responseHeaders()), edge.dates().now()),
+                true);
     }
 
     // ---- connection-level events ---------------------------------------------------------------
@@ -792,7 +794,8 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
             if (detached) {
                 return;
             }
-            ctx.write(HttpMessages.clientResponse(response, forward.responseHeaders(), keepAlive, stream));
+            ctx.write(HttpMessages.clientResponse(response, forward.responseHeaders(), keepAlive, stream,
+                    edge.dates().now()));
         }
 
         @Override
@@ -913,7 +916,7 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
                             "The API could not be reached.");
             List<Header> fields = forward.responseHeaders();
             responseWritten = true;
-            endResponse(this, HttpMessages.toNetty(r.withHeaders(fields)), true);
+            endResponse(this, HttpMessages.toNetty(r.withHeaders(fields), edge.dates().now()), true);
         }
     }
 

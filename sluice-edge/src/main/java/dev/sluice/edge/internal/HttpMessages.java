@@ -33,11 +33,15 @@ final class HttpMessages {
     private HttpMessages() {
     }
 
-    /** A complete response from an {@link EdgeResponse}, with {@code Content-Length}. */
-    static FullHttpResponse toNetty(EdgeResponse r) {
+    /**
+     * A complete response from an {@link EdgeResponse}, with {@code Date} (RFC 9110 §6.6.1) first and
+     * {@code Content-Length}.
+     */
+    static FullHttpResponse toNetty(EdgeResponse r, CharSequence date) {
         FullHttpResponse resp = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(r.status()),
                 Unpooled.wrappedBuffer(r.body()));
         HttpHeaders h = resp.headers();
+        h.add(HttpHeaderNames.DATE, date);
         for (Header header : r.headers()) {
             h.add(header.name(), header.value());
         }
@@ -109,12 +113,17 @@ final class HttpMessages {
     /**
      * The response head sent to the client: the upstream's status and end-to-end fields, the
      * upstream's own rate-limit fields replaced by the edge's ({@code added}; none on anonymous routes,
-     * SPEC §3.7), nothing shared-cacheable when per-key fields are present, and {@code no-store} on
-     * every 429 and 503 (SPEC §3.5; R19).
+     * SPEC §3.7), nothing shared-cacheable when per-key fields are present, {@code no-store} on
+     * every 429 and 503 (SPEC §3.5; R19), and the upstream's {@code Date}, or {@code date} when it sent
+     * none (RFC 9110 §6.6.1: a recipient with a clock adds one to a response it forwards).
      */
-    static HttpResponse clientResponse(HttpResponse up, List<Header> added, boolean keepAlive, boolean http2) {
+    static HttpResponse clientResponse(HttpResponse up, List<Header> added, boolean keepAlive, boolean http2,
+            CharSequence date) {
         HttpHeaders h = new DefaultHttpHeaders();
         h.add(up.headers());
+        if (!h.contains(HttpHeaderNames.DATE)) {
+            h.add(HttpHeaderNames.DATE, date);
+        }
         stripHopByHop(h);
         h.remove(LimitFields.POLICY_FIELD);
         h.remove(LimitFields.LIMIT_FIELD);

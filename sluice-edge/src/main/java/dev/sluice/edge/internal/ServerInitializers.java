@@ -33,7 +33,8 @@ public final class ServerInitializers {
     }
 
     /** Admin port: small aggregated HTTP/1.1 requests. */
-    public static ChannelInitializer<Channel> admin(PrometheusMeterRegistry registry, ChannelGroup open) {
+    public static ChannelInitializer<Channel> admin(PrometheusMeterRegistry registry, DateField dates,
+            ChannelGroup open) {
         return new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
@@ -42,7 +43,7 @@ public final class ServerInitializers {
                 ch.pipeline().addLast(new IdleCloser());
                 ch.pipeline().addLast(new HttpServerCodec());
                 ch.pipeline().addLast(new HttpObjectAggregator(8 * 1024));
-                ch.pipeline().addLast(new AdminHandler(registry));
+                ch.pipeline().addLast(new AdminHandler(registry, dates));
             }
         };
     }

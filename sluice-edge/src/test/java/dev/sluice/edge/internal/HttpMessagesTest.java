@@ -49,7 +49,8 @@ class HttpMessagesTest {
     void theClientResponseGetsNoStoreOn429And503() {
         HttpResponse up = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.TOO_MANY_REQUESTS);
         up.headers().add("Cache-Control", "public, max-age=600").add("Content-Length", "0");
-        HttpResponse out = HttpMessages.clientResponse(up, List.of(new Header("RateLimit", "\"b\";r=0;t=1")), true, false);
+        HttpResponse out = HttpMessages.clientResponse(up, List.of(new Header("RateLimit", "\"b\";r=0;t=1")), true, false,
+                "Mon, 30 Nov 2026 18:40:00 GMT");
         assertThat(out.headers().getAll("Cache-Control")).containsExactly("no-store");
         assertThat(out.headers().get("RateLimit")).isEqualTo("\"b\";r=0;t=1");
     }
