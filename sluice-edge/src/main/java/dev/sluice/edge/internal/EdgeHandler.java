@@ -21,6 +21,7 @@ import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -42,6 +43,7 @@ import java.util.AbstractMap;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -169,6 +171,9 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
                     "too_many_headers");
             return;
         }
+        if (!stream && !framingAndHostAccepted(request)) {
+            return;
+        }
         long announced = announcedLength(request);
         boolean bodyExpected = stream ? !(request instanceof FullHttpRequest) : announced != 0;
         long receivedNanos = edge.time().nanoTime();
@@ -248,6 +253,62 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
             }
         }
         updateRead();
+    }
+
+    /**
+     * The HTTP/1.1 checks Netty's decoder leaves to the server (it already refuses Content-Length with
+     * Transfer-Encoding, a final coding other than chunked, chunked twice, whitespace before a colon, and
+     * Transfer-Encoding in HTTP/1.0): RFC 9112 §3.2, an HTTP/1.1 request needs exactly one {@code Host} with
+     * a valid value (400); RFC 9112 §6.1, a transfer coding the edge cannot decode ({@code gzip, chunked}) is
+     * 501. Either answer closes the connection. Returns false when it answered.
+     */
+    private boolean framingAndHostAccepted(HttpRequest request) {
+        HttpHeaders h = request.headers();
+        if (request.protocolVersion().equals(HttpVersion.HTTP_1_1)) {
+            Iterator<String> hosts = h.valueStringIterator(HttpHeaderNames.HOST);
+            String problem = null;
+            if (!hosts.hasNext()) {
+                problem = "An HTTP/1.1 request needs a Host field.";
+            } else if (!validHost(hosts.next())) {
+                problem = "The Host field is not a valid host and port.";
+            } else if (hosts.hasNext()) {
+                problem = "The request has more than one Host field.";
+            }
+            if (problem != null) {
+                refuseBeforeDecision(400, "bad_request", "Bad request", problem, "bad_host");
+                return false;
+            }
+        }
+        if (h.contains(HttpHeaderNames.TRANSFER_ENCODING)) {
+            for (String line : h.getAll(HttpHeaderNames.TRANSFER_ENCODING)) {
+                for (String coding : line.split(",")) {
+                    String c = coding.strip();
+                    if (!c.isEmpty() && !c.equalsIgnoreCase("chunked")) {
+                        refuseBeforeDecision(501, "transfer_coding_not_implemented", "Not implemented",
+                                "The edge cannot decode the transfer coding \"" + c + "\"; send the body with "
+                                        + "Content-Length or chunked alone.", "transfer_coding");
+                        return false;
+                    }
+                }
+            }
+        }
+        return true;
+    }
+
+    /**
+     * RFC 9112 §3.2: {@code uri-host [ ":" port ]} (RFC 3986 reg-name, IPv4 or a bracketed IP literal; empty
+     * is allowed). A comma is refused: it is what two Host lines folded into one look like.
+     */
+    static boolean validHost(String value) {
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                    || "-._~!$&'()*+;=%:[]".indexOf(c) >= 0;
+            if (!ok) {
+                return false;
+            }
+        }
+        return true;
     }
 
     // ---- the decision --------------------------------------------------------------------------
