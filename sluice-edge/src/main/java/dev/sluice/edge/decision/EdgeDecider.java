@@ -302,14 +302,57 @@ public final class EdgeDecider {
 
     /** SPEC §3.9: an upstream 503 gives back what this request was charged, exactly once. */
     private ExchangeListener refundOn503(Caller caller, Allowed charge) {
-        return new ExchangeListener() {
-            @Override
-            public void onUpstreamResponse(int status) {
-                if (status == 503) {
-                    store.refundAsync(caller.limiterKey(), charge);
-                }
+        return new RefundOn503(caller, charge);
+    }
+
+    /** Refunds the charge on an upstream 503 and keeps the refund's completion for the 503's own fields. */
+    private final class RefundOn503 implements ExchangeListener {
+        private final Caller caller;
+        private final Allowed charge;
+        /** set on the exchange's event loop, read there */
+        private CompletionStage<Void> refunded;
+
+        RefundOn503(Caller caller, Allowed charge) {
+            this.caller = caller;
+            this.charge = charge;
+        }
+
+        @Override
+        public void onUpstreamResponse(int status) {
+            if (status == 503 && refunded == null) {
+                refunded = store.refundAsync(caller.limiterKey(), charge);
             }
-        };
+        }
+    }
+
+    /**
+     * The rate-limit fields of a response to {@code forward} after its charge was refunded (SPEC §2.2 with
+     * §3.9: an upstream 503 tells the client what is left, and after the refund that is the whole charge
+     * more). Call it after the listeners were told the upstream's status. The key's state is read again
+     * once the refund is done, so concurrent requests of the key show too. The in-memory store completes
+     * the stage at once; a shared store when its two round trips are done. When the forward was not
+     * refunded, or the read fails, it completes with {@code forward.responseHeaders()}.
+     */
+    public CompletionStage<List<Header>> fieldsAfterRefund(Verdict.Forward forward) {
+        List<Header> charged = forward.responseHeaders();
+        if (!(forward.request().caller() instanceof Caller.ApiKey key) || charged.isEmpty()) {
+            return CompletableFuture.completedFuture(charged);
+        }
+        RefundOn503 refund = null;
+        for (ExchangeListener l : forward.listeners()) {
+            if (l instanceof RefundOn503 r && r.refunded != null) {
+                refund = r;
+            }
+        }
+        if (refund == null) {
+            return CompletableFuture.completedFuture(charged);
+        }
+        Plan plan = refund.charge.plan();
+        int soft = rules.softLimitPercent();
+        LimiterStore s = storeFor(forward.request().route());
+        return refund.refunded.thenCompose(done -> s.usageAsync(key.limiterKey(), key.plan()))
+                .thenApply(states -> LimitFields.headers(plan, states, soft))
+                .exceptionally(error -> charged);
     }
 
     /** The quota policies this charge pushed over the soft limit (SPEC §3.8). */

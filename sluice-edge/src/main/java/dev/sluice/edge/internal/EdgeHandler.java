@@ -552,7 +552,7 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
 
     /** The upstream is read only while the client can take more (response backpressure). */
     private void syncUpstreamRead(Exchange ex) {
-        if (ex.upstream != null && !ex.upstreamReleased && !ex.detached) {
+        if (ex.upstream != null && !ex.upstreamReleased && !ex.detached && ex.deferredHead == null) {
             boolean read = ctx.channel().isWritable();
             if (ex.upstream.config().isAutoRead() != read) {
                 ex.upstream.config().setAutoRead(read);
@@ -710,6 +710,9 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
         long deadlineNanos = Deadlines.NONE;
         Verdict.Replay replay;
         MessageDigest bodyDigest;
+        /** an upstream 503 head held until its refunded fields are read (a shared store), and its body */
+        HttpResponse deferredHead;
+        ArrayDeque<HttpContent> deferredContent;
 
         Exchange(HttpRequest request, RequestHead head, long announced, long startNanos) {
             this.request = request;
@@ -784,6 +787,13 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
             while ((c = pending.poll()) != null) {
                 c.release();
             }
+            if (deferredContent != null) {
+                while ((c = deferredContent.poll()) != null) {
+                    c.release();
+                }
+                deferredContent = null;
+                deferredHead = null;
+            }
         }
 
         void cancelTimer() {
@@ -855,8 +865,53 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
             if (detached) {
                 return;
             }
-            ctx.write(HttpMessages.clientResponse(response, forward.responseHeaders(), keepAlive, stream,
-                    edge.dates().now()));
+            if (status == 503) {
+                // the charge was just refunded (SPEC §3.9): the 503 tells what is left after it (SPEC §2.2)
+                CompletableFuture<List<Header>> refunded = edge.decider().fieldsAfterRefund(forward)
+                        .toCompletableFuture();
+                if (refunded.isDone()) {
+                    writeHead(response, refunded.join()); // the in-memory store answers at once
+                    return;
+                }
+                // a shared store answers later: hold the head (and any body) until it has
+                deferredHead = response;
+                deferredContent = new ArrayDeque<>(2);
+                upstream.config().setAutoRead(false);
+                refunded.whenComplete((fields, error) -> {
+                    List<Header> f = fields == null ? forward.responseHeaders() : fields;
+                    if (ctx.executor().inEventLoop()) {
+                        onRefundedFields(f);
+                    } else {
+                        ctx.executor().execute(() -> onRefundedFields(f));
+                    }
+                });
+                return;
+            }
+            writeHead(response, forward.responseHeaders());
+        }
+
+        private void writeHead(HttpResponse response, List<Header> fields) {
+            ctx.write(HttpMessages.clientResponse(response, fields, keepAlive, stream, edge.dates().now()));
+        }
+
+        /** The refunded fields of a held 503 arrived: write its head, then the body that waited. */
+        private void onRefundedFields(List<Header> fields) {
+            HttpResponse head = deferredHead;
+            ArrayDeque<HttpContent> queued = deferredContent;
+            if (head == null) {
+                return; // the exchange ended meanwhile; what waited was released
+            }
+            deferredHead = null;
+            deferredContent = null;
+            writeHead(head, fields);
+            HttpContent c;
+            while ((c = queued.poll()) != null) {
+                onUpstreamContent(c);
+            }
+            if (state == State.FORWARDING && !clientGone) {
+                ctx.flush();
+                syncUpstreamRead(this);
+            }
         }
 
         @Override
@@ -871,6 +926,10 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
                 if (last) {
                     skippingInformational = false;
                 }
+                return;
+            }
+            if (deferredHead != null) {
+                deferredContent.add(content);
                 return;
             }
             tapResponse(content, last);

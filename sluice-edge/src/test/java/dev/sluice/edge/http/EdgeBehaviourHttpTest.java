@@ -147,7 +147,8 @@ class EdgeBehaviourHttpTest {
         for (int i = 0; i < 3; i++) {
             HttpResponse<String> r = edge.get("/v1/flaky", FREE);
             assertThat(r.statusCode()).isEqualTo(503);
-            assertThat(r.headers().firstValue("RateLimit")).hasValue("\"burst\";r=19;t=1, \"daily\";r=9999;t=43200");
+            // SPEC §2.2: the 503 tells what is left after its refund, not the charged state
+            assertThat(r.headers().firstValue("RateLimit")).hasValue("\"burst\";r=20;t=0, \"daily\";r=10000;t=0");
         }
         assertThat(upstream.requests()).isEqualTo(3);
         // each charge was given back
