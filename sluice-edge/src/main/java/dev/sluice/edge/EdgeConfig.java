@@ -43,6 +43,7 @@ import java.util.function.Consumer;
  * store: memory                        # StoreConfig: memory (default) or a shared Redis
  * problem: { base-uri: https://docs.shiplane.example }
  * soft-limit: { threshold-percent: 80 }  # RateLimit-Warning and one quota.warning per window (SPEC §3.8)
+ * key-id-secret: "..."                 # HMAC secret of the key ids in logs and events (KeyIds)
  * anonymous: { plan: per-ip }          # plan of anonymous routes, per client IP; default 5 per minute
  * plans: ...                           # as LimiterConfig
  * keys: ...                            # as LimiterConfig (or key-file)
@@ -87,6 +88,8 @@ public final class EdgeConfig {
     private final List<PlanSite> planSites;
     /** set once, by the reader or {@link #withProtection}, before the object is shared */
     private ProtectionConfig protection = ProtectionConfig.DEFAULT;
+    /** set once, by the reader or {@link #withKeyIdSecret}, before the object is shared */
+    private Optional<String> keyIdSecret = Optional.empty();
 
     /**
      * Assembles a configuration from its parts (the reader does this; tests may too).
@@ -164,11 +167,27 @@ public final class EdgeConfig {
     /** This configuration with other protection sections. */
     public EdgeConfig withProtection(ProtectionConfig newProtection) {
         return new EdgeConfig(listen, admin, upstream, store, problem, softLimitPercent, anonymousPlan, plans, keys,
-                routes, source, files, planSites).carrying(Objects.requireNonNull(newProtection, "newProtection"));
+                routes, source, files, planSites)
+                .carrying(Objects.requireNonNull(newProtection, "newProtection"), keyIdSecret);
     }
 
-    private EdgeConfig carrying(ProtectionConfig p) {
+    /**
+     * {@code key-id-secret}: the HMAC secret of the ids under which keys appear in logs and events
+     * ({@link dev.sluice.edge.decision.KeyIds}); empty for the built-in one. Never printed.
+     */
+    public Optional<String> keyIdSecret() {
+        return keyIdSecret;
+    }
+
+    /** This configuration with another key-id secret (empty: the built-in one). */
+    public EdgeConfig withKeyIdSecret(Optional<String> secret) {
+        return new EdgeConfig(listen, admin, upstream, store, problem, softLimitPercent, anonymousPlan, plans, keys,
+                routes, source, files, planSites).carrying(protection, Objects.requireNonNull(secret, "secret"));
+    }
+
+    private EdgeConfig carrying(ProtectionConfig p, Optional<String> secret) {
         this.protection = p;
+        this.keyIdSecret = secret;
         return this;
     }
 
@@ -281,7 +300,7 @@ public final class EdgeConfig {
 
     public EdgeConfig withListen(ListenConfig newListen) {
         return new EdgeConfig(newListen, admin, upstream, store, problem, softLimitPercent, anonymousPlan, plans,
-                keys, routes, source, files, planSites).carrying(protection);
+                keys, routes, source, files, planSites).carrying(protection, keyIdSecret);
     }
 
     /** A copy with the admin endpoint on {@code port} (0: any free port). */
@@ -292,7 +311,7 @@ public final class EdgeConfig {
     /** A copy with the admin endpoint replaced; empty disables it. */
     public EdgeConfig withAdmin(Optional<AdminConfig> newAdmin) {
         return new EdgeConfig(listen, newAdmin, upstream, store, problem, softLimitPercent, anonymousPlan, plans,
-                keys, routes, source, files, planSites).carrying(protection);
+                keys, routes, source, files, planSites).carrying(protection, keyIdSecret);
     }
 
     /**
@@ -306,7 +325,7 @@ public final class EdgeConfig {
 
     public EdgeConfig withUpstream(UpstreamConfig newUpstream) {
         return new EdgeConfig(listen, admin, newUpstream, store, problem, softLimitPercent, anonymousPlan, plans,
-                keys, routes, source, files, planSites).carrying(protection);
+                keys, routes, source, files, planSites).carrying(protection, keyIdSecret);
     }
 
     /**
@@ -328,19 +347,19 @@ public final class EdgeConfig {
         Map<String, KeyBinding> more = new LinkedHashMap<>(keys);
         more.put(apiKey, new KeyBinding(apiKey, plan, 0));
         return new EdgeConfig(listen, admin, upstream, store, problem, softLimitPercent, anonymousPlan, plans,
-                more, routes, source, files, planSites).carrying(protection);
+                more, routes, source, files, planSites).carrying(protection, keyIdSecret);
     }
 
     /** A copy with another store section (a reload keeps the running one: the store is fixed at start). */
     public EdgeConfig withStore(StoreConfig newStore) {
         return new EdgeConfig(listen, admin, upstream, newStore, problem, softLimitPercent, anonymousPlan, plans,
-                keys, routes, source, files, planSites).carrying(protection);
+                keys, routes, source, files, planSites).carrying(protection, keyIdSecret);
     }
 
     /** A copy with another route table (tests; a reload reads the file). */
     public EdgeConfig withRoutes(RouteTable newRoutes) {
         return new EdgeConfig(listen, admin, upstream, store, problem, softLimitPercent, anonymousPlan, plans,
-                keys, newRoutes, source, files, planSites).carrying(protection);
+                keys, newRoutes, source, files, planSites).carrying(protection, keyIdSecret);
     }
 
     @Override

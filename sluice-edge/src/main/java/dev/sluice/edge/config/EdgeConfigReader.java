@@ -53,7 +53,8 @@ import java.util.regex.Pattern;
 public final class EdgeConfigReader {
 
     private static final Set<String> TOP = new LinkedHashSet<>(List.of("listen", "admin", "upstream", "store",
-            "problem", "soft-limit", "anonymous", "plans", "keys", "key-file", "key-overrides", "routes"));
+            "problem", "soft-limit", "anonymous", "plans", "keys", "key-file", "key-overrides", "routes",
+            "key-id-secret"));
     private static final Set<String> LISTEN = new LinkedHashSet<>(List.of("host", "port", "idle-timeout",
             "max-header-count", "max-header-bytes", "max-request-line-bytes", "drain-bound-bytes", "transport",
             "io-threads"));
@@ -125,8 +126,9 @@ public final class EdgeConfigReader {
             root.get("idempotency").flatMap(n -> n.get("store")).ifPresent(n -> problems.add(n,
                     "redis keeps the records on the store section's Redis: set store: redis://host:6379 too"));
         }
+        Optional<String> keyIdSecret = root.get("key-id-secret").flatMap(n -> readKeyIdSecret(n, problems));
         return new EdgeConfig(listen, admin, upstream, store, problem, softLimit, anonymous, limiter.plans(), keys,
-                new RouteTable(routes), source, files, sites).withProtection(protection);
+                new RouteTable(routes), source, files, sites).withProtection(protection).withKeyIdSecret(keyIdSecret);
     }
 
     private static EdgeConfig fallback(LimiterConfig limiter, Optional<Path> source) {
@@ -366,6 +368,15 @@ public final class EdgeConfigReader {
                     }
                 })).orElse(d.types());
         return new ProblemConfig(base, types);
+    }
+
+    /** {@code key-id-secret}: at least 16 characters (an HMAC key short enough to guess protects nothing). */
+    private static Optional<String> readKeyIdSecret(ConfigNode node, ConfigProblems problems) {
+        if (node.kind() != ConfigNode.Kind.SCALAR || node.text().length() < 16) {
+            problems.add(node, "must be a string of at least 16 characters");
+            return Optional.empty();
+        }
+        return Optional.of(node.text());
     }
 
     private static int readSoftLimit(ConfigNode node, ConfigProblems problems) {

@@ -17,10 +17,17 @@ public sealed interface Caller permits Caller.ApiKey, Caller.Anonymous {
      * An authenticated key (SPEC §3.1): every response carries its rate-limit fields (SPEC §2.2).
      *
      * @param binding the key's binding (plan with overrides)
+     * @param keyId the key's id for logs and events ({@link KeyIds}); the raw key never appears there
      */
-    record ApiKey(KeyBinding binding) implements Caller {
+    record ApiKey(KeyBinding binding, String keyId) implements Caller {
         public ApiKey {
             Objects.requireNonNull(binding, "binding");
+            Objects.requireNonNull(keyId, "keyId");
+        }
+
+        /** A key with its id under the default secret. */
+        public ApiKey(KeyBinding binding) {
+            this(binding, KeyIds.DEFAULT.id(binding.key()));
         }
 
         @Override

@@ -364,7 +364,7 @@ public final class EdgeDecider {
                     out = new ArrayList<>(1);
                 }
                 Instant now = time.now();
-                out.add(new QuotaWarning(key.limiterKey(), key.plan().name(), s.policy().name(), s.used(),
+                out.add(new QuotaWarning(key.keyId(), key.plan().name(), s.policy().name(), s.used(),
                         s.policy().quota(), s.resetAt().get(), now));
             }
         }

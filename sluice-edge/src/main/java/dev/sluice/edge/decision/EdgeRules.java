@@ -25,8 +25,9 @@ public final class EdgeRules {
     public EdgeRules(EdgeConfig config) {
         this.config = Objects.requireNonNull(config, "config");
         Map<String, Caller.ApiKey> byKey = new HashMap<>(config.keys().size() * 2);
+        KeyIds ids = config.keyIdSecret().map(KeyIds::new).orElse(KeyIds.DEFAULT);
         for (KeyBinding b : config.keys().values()) {
-            byKey.put(b.key(), new Caller.ApiKey(b));
+            byKey.put(b.key(), new Caller.ApiKey(b, ids.id(b.key()))); // ids once per load, never per request
             b.plan().rateLimitPolicyField(); // serialised now, once per plan (SPEC §2.2)
         }
         this.keys = byKey;

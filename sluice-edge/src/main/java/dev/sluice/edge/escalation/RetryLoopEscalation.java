@@ -89,7 +89,7 @@ public final class RetryLoopEscalation implements EdgeStage {
             synchronized (k) {
                 k.decay(now);
                 k.count(now);
-                k.maybeEscalate(now, key);
+                k.maybeEscalate(now);
                 level = k.level;
                 blocked = now - k.blockedUntil < 0;
                 waitNanos = blocked ? k.blockedUntil - now : k.penaltyUntil - now;
@@ -127,7 +127,10 @@ public final class RetryLoopEscalation implements EdgeStage {
             long cap = Math.max(retryAfter, config.maxRetryAfter().toSeconds());
             seconds = Math.min(cap, retryAfter << Math.min(level, 20));
         }
-        KeyLoop k = keys.computeIfAbsent(key, x -> new KeyLoop(now));
+        // logs name the key by its id and plan, never by the key (SPEC §3.12: "and logs it")
+        String logName = request.caller() instanceof Caller.ApiKey apiKey
+                ? "key_id=" + apiKey.keyId() + " plan=" + apiKey.plan().name() : "key";
+        KeyLoop k = keys.computeIfAbsent(key, x -> new KeyLoop(now, logName));
         synchronized (k) {
             k.windowEnd = now + seconds * 1_000_000_000L;
             if (level > 0) {
@@ -185,8 +188,10 @@ public final class RetryLoopEscalation implements EdgeStage {
         long blockedUntil;
         int level;
         long lastEscalation;
+        final String logName;
 
-        KeyLoop(long now) {
+        KeyLoop(long now, String logName) {
+            this.logName = logName;
             origin = now;
             windowEnd = now;
             penaltyUntil = now;
@@ -212,7 +217,7 @@ public final class RetryLoopEscalation implements EdgeStage {
             }
         }
 
-        void maybeEscalate(long now, String key) {
+        void maybeEscalate(long now) {
             if (now - blockedUntil < 0) {
                 return; // already blocked: the block is the top level
             }
@@ -234,11 +239,11 @@ public final class RetryLoopEscalation implements EdgeStage {
             java.util.Arrays.fill(early, 0);
             if (level > config.maxDoublings()) {
                 blockedUntil = now + config.block().toNanos();
-                log.warn("retry loop: key {}… blocked for {} ({} of {} requests inside its Retry-After window)",
-                        prefix(key), config.block(), e, t);
+                log.warn("retry loop: {} blocked for {} ({} of {} requests inside its Retry-After window)",
+                        logName, config.block(), e, t);
             } else {
-                log.warn("retry loop: key {}… escalated to level {}: Retry-After x{} ({} of {} requests inside"
-                        + " its Retry-After window)", prefix(key), level, 1L << level, e, t);
+                log.warn("retry loop: {} escalated to level {}: Retry-After x{} ({} of {} requests inside"
+                        + " its Retry-After window)", logName, level, 1L << level, e, t);
             }
         }
 
@@ -253,7 +258,7 @@ public final class RetryLoopEscalation implements EdgeStage {
                 level = (int) Math.max(0, level - steps);
                 lastEscalation = Math.max(lastEscalation, blockedUntil) + steps * windowNanos;
                 if (level == 0 && before > 0) {
-                    log.warn("retry loop: a key's escalation decayed to level 0");
+                    log.warn("retry loop: {} decayed to level 0", logName);
                 }
             }
         }
@@ -264,8 +269,4 @@ public final class RetryLoopEscalation implements EdgeStage {
         }
     }
 
-    /** The first 8 characters of a key: enough to find it, not enough to use it. */
-    private static String prefix(String key) {
-        return key.length() <= 8 ? key.substring(0, Math.min(4, key.length())) : key.substring(0, 8);
-    }
 }

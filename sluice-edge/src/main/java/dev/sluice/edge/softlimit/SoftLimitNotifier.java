@@ -27,7 +27,7 @@ public final class SoftLimitNotifier {
     /** Emits {@code warning} unless one was already emitted for its key, policy and window. */
     public void offer(QuotaWarning warning) {
         long window = warning.windowResetAt().getEpochSecond();
-        Long previous = lastWindow.put(warning.apiKey() + '\u0000' + warning.policy(), window);
+        Long previous = lastWindow.put(warning.keyId() + '\u0000' + warning.policy(), window);
         if (previous != null && previous == window) {
             return;
         }

@@ -128,7 +128,7 @@ class EdgeBehaviourHttpTest {
         assertThat(w.used()).isEqualTo(8_000);
         assertThat(w.quota()).isEqualTo(10_000);
         assertThat(w.windowResetAt()).isEqualTo(Instant.parse("2026-12-01T00:00:00Z"));
-        assertThat(w.maskedKey()).doesNotContain("free_1");
+        assertThat(w.keyId()).doesNotContain("free_1");
     }
 
     @Test
