@@ -57,7 +57,7 @@ public final class EdgeConfigReader {
             "key-id-secret"));
     private static final Set<String> LISTEN = new LinkedHashSet<>(List.of("host", "port", "idle-timeout",
             "max-header-count", "max-header-bytes", "max-request-line-bytes", "drain-bound-bytes", "transport",
-            "io-threads"));
+            "io-threads", "request-head-timeout", "body-idle-timeout", "max-connections-per-ip"));
     private static final Set<String> ADMIN = new LinkedHashSet<>(List.of("host", "port"));
     private static final Set<String> UPSTREAM = new LinkedHashSet<>(List.of("url", "connect-timeout",
             "response-timeout", "pool-size"));
@@ -189,7 +189,21 @@ public final class EdgeConfigReader {
                     }
                 })).orElse(d.transport());
         int threads = (int) intField(node, "io-threads", 0, 1024, d.ioThreads(), problems);
-        return new ListenConfig(host, port, idle, headerCount, headerBytes, lineBytes, drain, transport, threads);
+        Duration head = positive(node, "request-head-timeout", d.requestHeadTimeout(), problems);
+        Duration bodyIdle = positive(node, "body-idle-timeout", d.bodyIdleTimeout(), problems);
+        int perIp = (int) intField(node, "max-connections-per-ip", 0, 1_000_000, d.maxConnectionsPerIp(), problems);
+        return new ListenConfig(host, port, idle, headerCount, headerBytes, lineBytes, drain, transport, threads, head,
+                bodyIdle, perIp);
+    }
+
+    private static Duration positive(ConfigNode node, String field, Duration fallback, ConfigProblems problems) {
+        return node.get(field).flatMap(n -> readDuration(n, problems).filter(v -> {
+            if (v.isZero()) {
+                problems.add(n, "must be > 0");
+                return false;
+            }
+            return true;
+        })).orElse(fallback);
     }
 
     private static Optional<AdminConfig> readAdmin(ConfigNode node, ConfigProblems problems) {

@@ -18,6 +18,11 @@ import java.util.Objects;
  *   max-request-line-bytes: 8192 # a longer request line: 414
  *   drain-bound-bytes: 65536    # a rejected request's body up to this size is read and discarded
  *                               # (the connection is kept); a larger one closes the connection
+ *   request-head-timeout: 10s   # a request head (HTTP/2: a header block) must be complete this long after
+ *                               # its first byte: 408 and close (slowloris)
+ *   body-idle-timeout: 30s      # a forwarded request body that moves no byte for this long: 408 (the
+ *                               # client stalled) or 504 (the upstream stopped reading)
+ *   max-connections-per-ip: 256 # open connections of one client address; beyond: refused (0: no cap)
  *   transport: auto             # auto | nio | epoll
  *   io-threads: 0               # 0: one per core
  * }</pre>
@@ -32,9 +37,16 @@ import java.util.Objects;
  *     discarded to keep the connection; beyond it the edge answers and closes (SPEC §3.1)
  * @param transport the socket transport
  * @param ioThreads event-loop threads, 0 for one per available processor
+ * @param requestHeadTimeout the longest time from a request head's first byte to its end (HTTP/2: from a
+ *     frame's or header block's first byte to its end); bytes arriving do not extend it (RFC 9110 §15.5.9:
+ *     408 and close)
+ * @param bodyIdleTimeout the longest time a forwarded request body may move no byte; the upstream's
+ *     response timeout starts only when the whole body was sent
+ * @param maxConnectionsPerIp the most open connections from one client address; 0 for no cap
  */
 public record ListenConfig(String host, int port, Duration idleTimeout, int maxHeaderCount, int maxHeaderBytes,
-        int maxRequestLineBytes, long drainBoundBytes, Transport transport, int ioThreads) {
+        int maxRequestLineBytes, long drainBoundBytes, Transport transport, int ioThreads,
+        Duration requestHeadTimeout, Duration bodyIdleTimeout, int maxConnectionsPerIp) {
 
     /** Which socket implementation the edge uses. */
     public enum Transport {
@@ -46,7 +58,17 @@ public record ListenConfig(String host, int port, Duration idleTimeout, int maxH
         EPOLL
     }
 
-    /** The defaults: {@code 0.0.0.0:8080}, 60 s idle, 100 headers, 16 KiB, 8 KiB, 64 KiB drain. */
+    /** The default {@link #requestHeadTimeout()}: 10 s. */
+    public static final Duration DEFAULT_REQUEST_HEAD_TIMEOUT = Duration.ofSeconds(10);
+    /** The default {@link #bodyIdleTimeout()}: 30 s. */
+    public static final Duration DEFAULT_BODY_IDLE_TIMEOUT = Duration.ofSeconds(30);
+    /** The default {@link #maxConnectionsPerIp()}: 256 (room for a NAT of many clients, not for a flood). */
+    public static final int DEFAULT_MAX_CONNECTIONS_PER_IP = 256;
+
+    /**
+     * The defaults: {@code 0.0.0.0:8080}, 60 s idle, 100 headers, 16 KiB, 8 KiB, 64 KiB drain, 10 s for a
+     * head, 30 s of body idle, 256 connections per address.
+     */
     public static final ListenConfig DEFAULT =
             new ListenConfig("0.0.0.0", 8080, Duration.ofSeconds(60), 100, 16 * 1024, 8 * 1024, 64 * 1024,
                     Transport.AUTO, 0);
@@ -55,20 +77,37 @@ public record ListenConfig(String host, int port, Duration idleTimeout, int maxH
         Objects.requireNonNull(host, "host");
         Objects.requireNonNull(idleTimeout, "idleTimeout");
         Objects.requireNonNull(transport, "transport");
+        Objects.requireNonNull(requestHeadTimeout, "requestHeadTimeout");
+        Objects.requireNonNull(bodyIdleTimeout, "bodyIdleTimeout");
         if (port < 0 || port > 65_535) {
             throw new IllegalArgumentException("port: must be in 0..65535, was " + port);
         }
+        if (requestHeadTimeout.isNegative() || requestHeadTimeout.isZero()
+                || bodyIdleTimeout.isNegative() || bodyIdleTimeout.isZero()) {
+            throw new IllegalArgumentException("request-head-timeout and body-idle-timeout must be > 0");
+        }
+        if (maxConnectionsPerIp < 0) {
+            throw new IllegalArgumentException("max-connections-per-ip: must be >= 0, was " + maxConnectionsPerIp);
+        }
+    }
+
+    /** The section of earlier releases: the head, body and per-address limits at their defaults. */
+    public ListenConfig(String host, int port, Duration idleTimeout, int maxHeaderCount, int maxHeaderBytes,
+            int maxRequestLineBytes, long drainBoundBytes, Transport transport, int ioThreads) {
+        this(host, port, idleTimeout, maxHeaderCount, maxHeaderBytes, maxRequestLineBytes, drainBoundBytes,
+                transport, ioThreads, DEFAULT_REQUEST_HEAD_TIMEOUT, DEFAULT_BODY_IDLE_TIMEOUT,
+                DEFAULT_MAX_CONNECTIONS_PER_IP);
     }
 
     /** This section with another port (0: any free port). */
     public ListenConfig withPort(int newPort) {
         return new ListenConfig(host, newPort, idleTimeout, maxHeaderCount, maxHeaderBytes, maxRequestLineBytes,
-                drainBoundBytes, transport, ioThreads);
+                drainBoundBytes, transport, ioThreads, requestHeadTimeout, bodyIdleTimeout, maxConnectionsPerIp);
     }
 
     /** This section with another bind address. */
     public ListenConfig withHost(String newHost) {
         return new ListenConfig(newHost, port, idleTimeout, maxHeaderCount, maxHeaderBytes, maxRequestLineBytes,
-                drainBoundBytes, transport, ioThreads);
+                drainBoundBytes, transport, ioThreads, requestHeadTimeout, bodyIdleTimeout, maxConnectionsPerIp);
     }
 }

@@ -235,10 +235,12 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
                     content.release();
                 } else {
                     ex.tapRequest(content);
-                    ex.upstream.write(content).addListener(ex.writeFailure);
+                    ex.upstream.write(content).addListener(last ? ex.lastWritten : ex.writeFailure);
                     ex.upstreamFlushPending = true;
+                    ex.bodyProgress();
                     if (last) {
                         ex.requestSent = true;
+                        ex.stopBodyTimer();
                         ex.upstream.flush();
                         ex.upstreamFlushPending = false;
                     }
@@ -513,14 +515,17 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
         HttpContent c;
         while ((c = ex.pending.poll()) != null) {
             ex.tapRequest(c);
-            up.write(c).addListener(ex.writeFailure);
-            if (c instanceof LastHttpContent) {
+            boolean last = c instanceof LastHttpContent;
+            up.write(c).addListener(last ? ex.lastWritten : ex.writeFailure);
+            if (last) {
                 ex.requestSent = true;
             }
         }
         up.flush();
-        long timeoutNanos = edge.pool().config().responseTimeout().toNanos();
-        ex.responseTimer = ctx.executor().schedule(ex::responseTimedOut, timeoutNanos, TimeUnit.NANOSECONDS);
+        if (!ex.requestSent) {
+            // the response timeout starts once the body is sent; until then the body must keep moving
+            ex.startBodyTimer();
+        }
         updateRead();
     }
 
@@ -686,6 +691,14 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
                 onUpstreamFailure(f.cause());
             }
         };
+        /** the request's last part reached the upstream socket: the response timeout starts now */
+        final ChannelFutureListener lastWritten = f -> {
+            if (!f.isSuccess()) {
+                onUpstreamFailure(f.cause());
+            } else {
+                startResponseTimer();
+            }
+        };
         State state = State.DECIDING;
         boolean keepAlive;
         boolean expectContinue;
@@ -699,6 +712,8 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
         boolean upstreamFlushPending;
         boolean upstreamKeepAlive;
         ScheduledFuture<?> responseTimer;
+        /** a forwarded body that stops moving (SPEC bad input; RFC 9110 §15.5.9), while it is being sent */
+        StallTimer bodyTimer;
         boolean responseStarted;
         boolean responseWritten;
         boolean skippingInformational;
@@ -801,6 +816,75 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
                 responseTimer.cancel(false);
                 responseTimer = null;
             }
+            stopBodyTimer();
+        }
+
+        /**
+         * Starts the upstream's response timeout: the whole request was written to it. An upload that takes
+         * longer than the timeout is not cut while it moves.
+         */
+        void startResponseTimer() {
+            if (state != State.FORWARDING || responseStarted || responseTimer != null || upstreamReleased) {
+                return;
+            }
+            long timeoutNanos = edge.pool().config().responseTimeout().toNanos();
+            responseTimer = ctx.executor().schedule(this::responseTimedOut, timeoutNanos, TimeUnit.NANOSECONDS);
+        }
+
+        void startBodyTimer() {
+            if (bodyTimer == null) {
+                bodyTimer = new StallTimer(ctx.executor(), edge.listen().bodyIdleTimeout(), this::bodyStalled);
+            }
+            bodyTimer.start();
+        }
+
+        void bodyProgress() {
+            if (bodyTimer != null) {
+                bodyTimer.progress();
+            }
+        }
+
+        void stopBodyTimer() {
+            if (bodyTimer != null) {
+                bodyTimer.stop();
+            }
+        }
+
+        /**
+         * No body byte moved for {@code body-idle-timeout}. When the edge was reading from the client, the
+         * client stalled: 408 (RFC 9110 §15.5.9), counted as a client stall, the connection closed; when it
+         * was not, because the upstream took no more, the upstream stalled: 504. The upstream connection,
+         * which holds half a request, is discarded either way.
+         */
+        void bodyStalled() {
+            if (state != State.FORWARDING || requestSent || clientGone || upstreamReleased) {
+                return;
+            }
+            if (!upstream.isWritable()) {
+                upstreamFailed(true, new TimeoutException("the upstream read no request body byte in "
+                        + edge.listen().bodyIdleTimeout()));
+                return;
+            }
+            String route = forward.record().route();
+            edge.metrics().clientStall(route);
+            LOG.debug("client body stalled for {} on {}", edge.listen().bodyIdleTimeout(), route);
+            cancelTimer();
+            releaseUpstream(false);
+            boolean started = responseStarted;
+            state = State.DONE;
+            releasePending();
+            end(false);
+            if (started) {
+                cutResponse();
+                return;
+            }
+            keepAlive = false; // RFC 9110 §15.5.9: the server closes after a 408
+            responseWritten = true;
+            EdgeResponse r = problems().plain(408, "request_timeout", "Request timeout",
+                    "The request body stalled: no byte arrived for " + edge.listen().bodyIdleTimeout().toSeconds()
+                            + " s.");
+            endResponse(this, HttpMessages.toNetty(r.withHeaders(forward.responseHeaders()), edge.dates().now()),
+                    true);
         }
 
         void releaseUpstream(boolean reusable) {
@@ -1004,6 +1088,17 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
             }
         }
 
+        /** Part of the response is already on its way: the only honest signal left is to cut it. */
+        void cutResponse() {
+            if (stream) {
+                resetStream(Http2Error.INTERNAL_ERROR);
+            } else {
+                closing = true;
+                ctx.flush();
+                ctx.close();
+            }
+        }
+
         /** The upstream could not be reached, failed, or timed out: 502/504 if nothing was sent yet. */
         void upstreamFailed(boolean timeout, Throwable cause) {
             if (state == State.DONE || clientGone) {
@@ -1019,14 +1114,7 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
             releasePending();
             end(false);
             if (started) {
-                // part of the response is already on its way: the only honest signal left is to cut it
-                if (stream) {
-                    resetStream(Http2Error.INTERNAL_ERROR);
-                } else {
-                    closing = true;
-                    ctx.flush();
-                    ctx.close();
-                }
+                cutResponse();
                 return;
             }
             EdgeResponse r = timeout
@@ -1046,6 +1134,7 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
         Exchange ex = exchange;
         if (ex != null) {
             ex.releasePending();
+            ex.stopBodyTimer();
         }
     }
 }

@@ -19,7 +19,8 @@ import java.util.concurrent.TimeUnit;
  *       ({@code 2xx} ...), plus {@code unreachable} and {@code timeout} for the edge's 502/504;</li>
  *   <li>{@code sluice_edge_decision_seconds}: decision latency histogram (head received to verdict);</li>
  *   <li>{@code sluice_edge_rejected_requests_total{reason}}: requests refused before any decision
- *       (header flood, bad request line).</li>
+ *       (header flood, bad request line, a head not complete in time);</li>
+ *   <li>{@code sluice_edge_client_stalls_total{route}}: forwarded requests whose body stopped (408).</li>
  * </ul>
  * Label values come from the configuration (route ids, plan names) and closed sets, never from
  * traffic: no per-key labels, so cardinality stays bounded. Thread-safe.
@@ -82,6 +83,17 @@ public final class EdgeMetrics {
         rejected.computeIfAbsent("dropped\u0000" + route + '\u0000' + reason, k -> Counter.builder("sluice.edge.dropped")
                 .description("Admitted requests dropped before reaching the upstream")
                 .tag("route", route).tag("reason", reason)
+                .register(registry)).increment();
+    }
+
+    /**
+     * Counts a forwarded request whose client stopped sending its body for {@code body-idle-timeout}: a 408,
+     * the client's fault (RFC 9110 §15.5.9), apart from upstream timeouts.
+     */
+    public void clientStall(String route) {
+        rejected.computeIfAbsent("stall\u0000" + route, k -> Counter.builder("sluice.edge.client.stalls")
+                .description("Forwarded requests whose client stopped sending the body (408)")
+                .tag("route", route)
                 .register(registry)).increment();
     }
 

@@ -11,6 +11,8 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * An upstream that answers every request with the same raw bytes, exactly as given (so a test controls
@@ -21,6 +23,8 @@ public final class FixedUpstream implements AutoCloseable {
 
     private final ServerSocket server;
     private final List<Socket> accepted = new CopyOnWriteArrayList<>();
+    private final AtomicInteger closedByEdge = new AtomicInteger();
+    private final AtomicLong bytesRead = new AtomicLong();
 
     /** An upstream that reads every request and never answers (a response timeout). */
     public static FixedUpstream silent() {
@@ -39,7 +43,7 @@ public final class FixedUpstream implements AutoCloseable {
                 while (true) {
                     Socket s = server.accept();
                     accepted.add(s);
-                    Thread.ofVirtual().start(() -> answer(s, bytes));
+                    Thread.ofVirtual().start(() -> answer(s, bytes, closedByEdge, bytesRead));
                 }
             } catch (IOException e) {
                 // closed
@@ -49,11 +53,17 @@ public final class FixedUpstream implements AutoCloseable {
         acceptor.start();
     }
 
-    private static void answer(Socket s, byte[] response) {
+    private static void answer(Socket s, byte[] response, AtomicInteger closedByEdge,
+            AtomicLong bytesRead) {
         try (s) {
             InputStream in = s.getInputStream();
             if (response == null) {
-                in.transferTo(java.io.OutputStream.nullOutputStream());
+                byte[] buf = new byte[8192];
+                int n;
+                while ((n = in.read(buf)) >= 0) {
+                    bytesRead.addAndGet(n);
+                }
+                closedByEdge.incrementAndGet(); // end of stream: the edge closed the connection
                 return;
             }
             ByteArrayOutputStream head = new ByteArrayOutputStream();
@@ -71,6 +81,16 @@ public final class FixedUpstream implements AutoCloseable {
         } catch (IOException e) {
             // the edge went away
         }
+    }
+
+    /** {@link #silent()}: connections the edge closed (the upstream read their end of stream). */
+    public int connectionsClosedByEdge() {
+        return closedByEdge.get();
+    }
+
+    /** {@link #silent()}: the bytes read on all connections. */
+    public long bytesRead() {
+        return bytesRead.get();
     }
 
     public URI url() {
