@@ -82,6 +82,8 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
 
     private final EdgeContext edge;
     private final boolean stream;
+    /** HTTP/1.1: the deadline of each request head (slowloris); null on an HTTP/2 stream */
+    private final RequestHeadDeadline headDeadline;
     private ChannelHandlerContext ctx;
     private Exchange exchange;
     private final ArrayDeque<Object> backlog = new ArrayDeque<>();
@@ -92,10 +94,12 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
 
     /**
      * @param stream true for an HTTP/2 stream channel, false for an HTTP/1.1 connection
+     * @param headDeadline the HTTP/1.1 connection's head deadline (before its codec), or null
      */
-    EdgeHandler(EdgeContext edge, boolean stream) {
+    EdgeHandler(EdgeContext edge, boolean stream, RequestHeadDeadline headDeadline) {
         this.edge = edge;
         this.stream = stream;
+        this.headDeadline = headDeadline;
     }
 
     @Override
@@ -146,6 +150,9 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void onHead(HttpRequest request, LastHttpContent bundled) {
+        if (headDeadline != null) {
+            headDeadline.headReceived();
+        }
         if (bundled != null && (request.decoderResult().isFailure()
                 || request.headers().size() > edge.listen().maxHeaderCount())) {
             bundled.release();
@@ -593,6 +600,20 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
     }
 
     @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt == RequestHeadDeadline.EXPIRED) {
+            if (exchange == null && !closing) {
+                // slowloris: RFC 9110 §15.5.9, the server would not wait longer; the connection closes
+                refuseBeforeDecision(408, "request_timeout", "Request timeout", "The request head did not "
+                        + "arrive within " + describe(edge.listen().requestHeadTimeout()) + ".",
+                        "request_head_timeout");
+            }
+            return;
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         LOG.debug("client connection failed: {}", cause.toString());
         ctx.close();
@@ -629,6 +650,9 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         exchange = null;
+        if (headDeadline != null) {
+            headDeadline.expectHead();
+        }
         if (drainingBacklog) {
             return;
         }
@@ -641,6 +665,11 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
             drainingBacklog = false;
         }
         updateRead();
+    }
+
+    /** {@code 10 s}, or {@code 300 ms} below a whole second. */
+    static String describe(java.time.Duration d) {
+        return d.toMillis() % 1_000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
     }
 
     private void releaseBacklog() {
@@ -881,8 +910,8 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
             keepAlive = false; // RFC 9110 §15.5.9: the server closes after a 408
             responseWritten = true;
             EdgeResponse r = problems().plain(408, "request_timeout", "Request timeout",
-                    "The request body stalled: no byte arrived for " + edge.listen().bodyIdleTimeout().toSeconds()
-                            + " s.");
+                    "The request body stalled: no byte arrived for " + describe(edge.listen().bodyIdleTimeout())
+                            + ".");
             endResponse(this, HttpMessages.toNetty(r.withHeaders(forward.responseHeaders()), edge.dates().now()),
                     true);
         }

@@ -14,6 +14,8 @@ import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Chooses the protocol of a new connection from its first bytes: the HTTP/2 connection preface
@@ -26,6 +28,8 @@ final class ProtocolDetector extends ByteToMessageDecoder {
     private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
 
     private final EdgeContext edge;
+    /** a prefix of the preface arrived: the rest must follow within the head deadline (slowloris) */
+    private ScheduledFuture<?> prefaceDeadline;
 
     ProtocolDetector(EdgeContext edge) {
         this.edge = edge;
@@ -45,8 +49,24 @@ final class ProtocolDetector extends ByteToMessageDecoder {
         if (n == PREFACE.length) {
             http2(ctx.pipeline());
             ctx.pipeline().remove(this);
+            return;
         }
-        // else: a prefix of the preface so far; wait for more bytes
+        // else: a prefix of the preface so far; wait for more bytes, not longer than a head may take from
+        // its first byte (more bytes do not extend it)
+        if (prefaceDeadline != null) {
+            return;
+        }
+        prefaceDeadline = ctx.executor().schedule(() -> {
+            edge.metrics().rejectedBeforeDecision("request_head_timeout");
+            ctx.close();
+        }, edge.listen().requestHeadTimeout().toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    protected void handlerRemoved0(ChannelHandlerContext ctx) {
+        if (prefaceDeadline != null) {
+            prefaceDeadline.cancel(false);
+        }
     }
 
     private void http1(ChannelPipeline p) {
@@ -54,21 +74,26 @@ final class ProtocolDetector extends ByteToMessageDecoder {
                 .setMaxInitialLineLength(edge.listen().maxRequestLineBytes())
                 .setMaxHeaderSize(edge.listen().maxHeaderBytes())
                 .setMaxChunkSize(16 * 1024);
-        p.addAfter(p.context(this).name(), "http1", new HttpServerCodec(decoder));
-        p.addAfter("http1", "edge", new EdgeHandler(edge, false));
+        RequestHeadDeadline deadline = new RequestHeadDeadline(edge.listen().requestHeadTimeout());
+        p.addAfter(p.context(this).name(), "head-deadline", deadline);
+        p.addAfter("head-deadline", "http1", new HttpServerCodec(decoder));
+        p.addAfter("http1", "edge", new EdgeHandler(edge, false, deadline));
     }
 
     private void http2(ChannelPipeline p) {
         Http2Settings settings = Http2Settings.defaultSettings()
                 .maxConcurrentStreams(256)
                 .maxHeaderListSize(edge.listen().maxHeaderBytes());
-        p.addAfter(p.context(this).name(), "h2", Http2FrameCodecBuilder.forServer().initialSettings(settings)
+        Http2FrameWatch watch = new Http2FrameWatch(edge.listen().requestHeadTimeout(),
+                () -> edge.metrics().rejectedBeforeDecision("request_head_timeout"));
+        p.addAfter(p.context(this).name(), "h2-watch", watch);
+        p.addAfter("h2-watch", "h2", Http2FrameCodecBuilder.forServer().initialSettings(settings)
                 .validateHeaders(true).build());
         p.addAfter("h2", "h2-streams", new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
             @Override
             protected void initChannel(Http2StreamChannel ch) {
                 ch.pipeline().addLast(new Http2StreamFrameToHttpObjectCodec(true, true));
-                ch.pipeline().addLast(new EdgeHandler(edge, true));
+                ch.pipeline().addLast(new EdgeHandler(edge, true, null));
             }
         }));
     }

@@ -10,6 +10,8 @@ import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 
 /** The child-channel initialisers of the public and the admin listener. */
@@ -18,12 +20,26 @@ public final class ServerInitializers {
     private ServerInitializers() {
     }
 
-    /** Public port ({@code open} collects the connections, to close them on shutdown): idle timeout, then protocol detection (HTTP/1.1 or h2c prior knowledge). */
+    /**
+     * Public port ({@code open} collects the connections, to close them on shutdown): a connection beyond
+     * {@code max-connections-per-ip} of its address is closed at once (and counted); then the idle timeout
+     * and protocol detection (HTTP/1.1 or h2c prior knowledge).
+     */
     public static ChannelInitializer<Channel> edge(EdgeContext edge, ChannelGroup open) {
         long idleNanos = edge.listen().idleTimeout().toNanos();
+        ConnectionsPerAddress perAddress = new ConnectionsPerAddress(edge.listen().maxConnectionsPerIp());
         return new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
+                if (ch.remoteAddress() instanceof InetSocketAddress remote && remote.getAddress() != null) {
+                    InetAddress address = remote.getAddress();
+                    if (!perAddress.tryOpen(address)) {
+                        edge.metrics().rejectedConnection("per_ip_limit");
+                        ch.close();
+                        return;
+                    }
+                    ch.closeFuture().addListener(f -> perAddress.closed(address));
+                }
                 open.add(ch);
                 ch.pipeline().addLast("idle", new IdleStateHandler(0, 0, idleNanos, TimeUnit.NANOSECONDS));
                 ch.pipeline().addLast("idle-close", new IdleCloser());

@@ -20,7 +20,9 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code sluice_edge_decision_seconds}: decision latency histogram (head received to verdict);</li>
  *   <li>{@code sluice_edge_rejected_requests_total{reason}}: requests refused before any decision
  *       (header flood, bad request line, a head not complete in time);</li>
- *   <li>{@code sluice_edge_client_stalls_total{route}}: forwarded requests whose body stopped (408).</li>
+ *   <li>{@code sluice_edge_client_stalls_total{route}}: forwarded requests whose body stopped (408);</li>
+ *   <li>{@code sluice_edge_rejected_connections_total{reason}}: connections closed when accepted
+ *       ({@code per_ip_limit}).</li>
  * </ul>
  * Label values come from the configuration (route ids, plan names) and closed sets, never from
  * traffic: no per-key labels, so cardinality stays bounded. Thread-safe.
@@ -94,6 +96,14 @@ public final class EdgeMetrics {
         rejected.computeIfAbsent("stall\u0000" + route, k -> Counter.builder("sluice.edge.client.stalls")
                 .description("Forwarded requests whose client stopped sending the body (408)")
                 .tag("route", route)
+                .register(registry)).increment();
+    }
+
+    /** Counts a connection closed as soon as it was accepted ({@code per_ip_limit}: its address has too many). */
+    public void rejectedConnection(String reason) {
+        rejected.computeIfAbsent("connection\u0000" + reason, k -> Counter.builder("sluice.edge.rejected.connections")
+                .description("Connections closed when accepted")
+                .tag("reason", reason)
                 .register(registry)).increment();
     }
 
