@@ -3,6 +3,7 @@ package dev.sluice.edge.internal;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.ReferenceCountUtil;
 import java.time.Duration;
 
 /**
@@ -41,6 +42,7 @@ final class Http2FrameWatch extends ChannelInboundHandlerAdapter {
     private int flags;
     private boolean blockOpen;
     private int blockStreamId;
+    private boolean discarding;
 
     /**
      * @param onExpiry what to do when a frame or header block did not complete in time (count it); the
@@ -63,15 +65,31 @@ final class Http2FrameWatch extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (discarding) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
         if (msg instanceof ByteBuf b) {
             scan(b);
         }
         ctx.fireChannelRead(msg);
     }
 
+    /**
+     * From now on inbound bytes are read and dropped before the codec (it can decode nothing more: the
+     * connection is ending), so the peer's last frames do not turn the close into a reset that would discard
+     * the answer it has not read yet.
+     */
+    void discardInbound() {
+        discarding = true;
+        if (deadline.running()) {
+            deadline.stop();
+        }
+    }
+
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        boolean pending = pending();
+        boolean pending = !discarding && pending();
         if (pending && !deadline.running()) {
             deadline.start();
         } else if (!pending && deadline.running()) {

@@ -7,7 +7,6 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2StreamChannel;
@@ -87,8 +86,7 @@ final class ProtocolDetector extends ByteToMessageDecoder {
         Http2FrameWatch watch = new Http2FrameWatch(edge.listen().requestHeadTimeout(),
                 () -> edge.metrics().rejectedBeforeDecision("request_head_timeout"));
         p.addAfter(p.context(this).name(), "h2-watch", watch);
-        p.addAfter("h2-watch", "h2", Http2FrameCodecBuilder.forServer().initialSettings(settings)
-                .validateHeaders(true).build());
+        p.addAfter("h2-watch", "h2", EdgeHttp2FrameCodec.build(settings, edge, watch));
         p.addAfter("h2", "h2-streams", new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
             @Override
             protected void initChannel(Http2StreamChannel ch) {

@@ -19,6 +19,7 @@ import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
 import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2DataFrame;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
+import io.netty.handler.codec.http2.Http2GoAwayFrame;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
@@ -50,7 +51,11 @@ public final class H2Client implements AutoCloseable {
         }
     }
 
+    /** A GOAWAY the server sent: the last stream it says it processed, and why. */
+    public record GoAway(int lastStreamId, long errorCode) {}
+
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    private final CompletableFuture<GoAway> goAway = new CompletableFuture<>();
     private final Channel connection;
 
     public H2Client(int port) {
@@ -58,8 +63,19 @@ public final class H2Client implements AutoCloseable {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(Http2FrameCodecBuilder.forClient().build());
+                        // sends what it is asked to, even past the server's MAX_HEADER_LIST_SIZE (a hostile client)
+                        ch.pipeline().addLast(Http2FrameCodecBuilder.forClient().encoderIgnoreMaxHeaderListSize(true)
+                                .build());
                         ch.pipeline().addLast(new Http2MultiplexHandler(new ChannelInboundHandlerAdapter()));
+                        ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+                            @Override
+                            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                                if (msg instanceof Http2GoAwayFrame g) {
+                                    goAway.complete(new GoAway(g.lastStreamId(), g.errorCode()));
+                                }
+                                ReferenceCountUtil.release(msg);
+                            }
+                        });
                     }
                 }).connect("127.0.0.1", port).syncUninterruptibly().channel();
     }
@@ -116,6 +132,11 @@ public final class H2Client implements AutoCloseable {
         }
         ch.writeAndFlush(new DefaultHttp2HeadersFrame(h, endStream)).syncUninterruptibly();
         return new Stream(ch, result);
+    }
+
+    /** Waits (at most 10 s) for the server's GOAWAY. */
+    public GoAway awaitGoAway() {
+        return goAway.orTimeout(10, TimeUnit.SECONDS).join();
     }
 
     /** A GET and its result. */
