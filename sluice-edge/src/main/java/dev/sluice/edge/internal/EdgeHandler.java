@@ -615,7 +615,13 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        LOG.debug("client connection failed: {}", cause.toString());
+        String kind = ConnectionErrors.clientCaused(cause);
+        if (kind != null) {
+            edge.metrics().connectionError(kind);
+            LOG.debug("client connection failed: {}", cause.toString());
+        } else {
+            LOG.warn("unexpected error on a client {}", stream ? "stream" : "connection", cause);
+        }
         ctx.close();
     }
 

@@ -71,7 +71,7 @@ final class EdgeHttp2FrameCodec extends Http2FrameCodec {
     @Override
     protected void onConnectionError(ChannelHandlerContext ctx, boolean outbound, Throwable cause,
             Http2Exception http2Ex) {
-        int streamId = watch.openHeaderBlockStreamId();
+        int streamId = watch.oversizedHeaderBlockStreamId();
         if (outbound || streamId <= 0 || http2Ex == null || http2Ex.error() != Http2Error.PROTOCOL_ERROR
                 || !headerSizeExceeded(http2Ex) || connection().stream(streamId) != null) {
             super.onConnectionError(ctx, outbound, cause, http2Ex);

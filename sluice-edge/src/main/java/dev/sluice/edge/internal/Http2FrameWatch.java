@@ -16,8 +16,10 @@ import java.time.Duration;
  *       ({@code MAX_HEADER_LIST_SIZE}) and its number of small CONTINUATION frames, not its time. On expiry the
  *       connection is closed (a GOAWAY first, through the codec) and counted. A DATA frame is a body: its pace
  *       is the body-idle timeout's business.</li>
- *   <li>the stream of the header block being received ({@link #openHeaderBlockStreamId()}), which the codec
- *       does not say when a block is too large to decode ({@link EdgeHttp2FrameCodec}).</li>
+ *   <li>the stream of the first header block whose encoded bytes pass Netty's limit for reading one
+ *       ({@link #oversizedHeaderBlockStreamId()}), which the codec does not say when it gives up on the
+ *       connection for it ({@link EdgeHttp2FrameCodec}). The watch reads each buffer before the codec, so
+ *       "the block open now" may already be a later one; the size decides which block failed.</li>
  * </ul>
  * Event-loop only. Costs a few comparisons per frame, not per byte.
  */
@@ -33,6 +35,7 @@ final class Http2FrameWatch extends ChannelInboundHandlerAdapter {
 
     private final Duration timeout;
     private final Runnable onExpiry;
+    private final long blockLimitBytes;
     private StallTimer deadline;
     private int prefaceLeft = PREFACE_BYTES;
     private final byte[] header = new byte[FRAME_HEADER_BYTES];
@@ -42,15 +45,20 @@ final class Http2FrameWatch extends ChannelInboundHandlerAdapter {
     private int flags;
     private boolean blockOpen;
     private int blockStreamId;
+    private long blockBytes;
+    private int oversizedStreamId;
     private boolean discarding;
 
     /**
      * @param onExpiry what to do when a frame or header block did not complete in time (count it); the
      *     connection is closed after it
+     * @param maxHeaderListSize the codec's {@code SETTINGS_MAX_HEADER_LIST_SIZE}: Netty stops reading a block
+     *     whose encoded bytes pass 1.25 times it
      */
-    Http2FrameWatch(Duration timeout, Runnable onExpiry) {
+    Http2FrameWatch(Duration timeout, Runnable onExpiry, long maxHeaderListSize) {
         this.timeout = timeout;
         this.onExpiry = onExpiry;
+        this.blockLimitBytes = maxHeaderListSize + (maxHeaderListSize >>> 2); // Netty's maxHeaderListSizeGoAway
     }
 
     @Override
@@ -98,9 +106,13 @@ final class Http2FrameWatch extends ChannelInboundHandlerAdapter {
         ctx.fireChannelReadComplete();
     }
 
-    /** The stream whose header block has begun and not ended, or 0 when none has. */
-    int openHeaderBlockStreamId() {
-        return blockOpen ? blockStreamId : 0;
+    /**
+     * The stream of the first header block whose frames carried more than 1.25 times the codec's
+     * {@code MAX_HEADER_LIST_SIZE} (counting padding too, so never fewer bytes than Netty counts), or 0 when
+     * none did.
+     */
+    int oversizedHeaderBlockStreamId() {
+        return oversizedStreamId;
     }
 
     private boolean pending() {
@@ -140,6 +152,13 @@ final class Http2FrameWatch extends ChannelInboundHandlerAdapter {
             blockOpen = true;
             blockStreamId = ((header[5] & 0x7f) << 24) | ((header[6] & 0xff) << 16) | ((header[7] & 0xff) << 8)
                     | (header[8] & 0xff);
+            blockBytes = 0;
+        }
+        if (type == HEADERS || type == PUSH_PROMISE || type == CONTINUATION) {
+            blockBytes += payloadLeft;
+            if (blockBytes > blockLimitBytes && oversizedStreamId == 0) {
+                oversizedStreamId = blockStreamId;
+            }
         }
         if (payloadLeft == 0) {
             frameEnded();

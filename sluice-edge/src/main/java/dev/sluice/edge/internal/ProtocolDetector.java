@@ -84,7 +84,7 @@ final class ProtocolDetector extends ByteToMessageDecoder {
                 .maxConcurrentStreams(256)
                 .maxHeaderListSize(edge.listen().maxHeaderBytes());
         Http2FrameWatch watch = new Http2FrameWatch(edge.listen().requestHeadTimeout(),
-                () -> edge.metrics().rejectedBeforeDecision("request_head_timeout"));
+                () -> edge.metrics().rejectedBeforeDecision("request_head_timeout"), settings.maxHeaderListSize());
         p.addAfter(p.context(this).name(), "h2-watch", watch);
         p.addAfter("h2-watch", "h2", EdgeHttp2FrameCodec.build(settings, edge, watch));
         p.addAfter("h2", "h2-streams", new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {

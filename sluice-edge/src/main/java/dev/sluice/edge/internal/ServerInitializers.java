@@ -28,6 +28,7 @@ public final class ServerInitializers {
     public static ChannelInitializer<Channel> edge(EdgeContext edge, ChannelGroup open) {
         long idleNanos = edge.listen().idleTimeout().toNanos();
         ConnectionsPerAddress perAddress = new ConnectionsPerAddress(edge.listen().maxConnectionsPerIp());
+        ConnectionErrors errors = new ConnectionErrors(edge.metrics());
         return new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
@@ -44,6 +45,7 @@ public final class ServerInitializers {
                 ch.pipeline().addLast("idle", new IdleStateHandler(0, 0, idleNanos, TimeUnit.NANOSECONDS));
                 ch.pipeline().addLast("idle-close", new IdleCloser());
                 ch.pipeline().addLast("detect", new ProtocolDetector(edge));
+                ch.pipeline().addLast("errors", errors); // stays last: the protocols' handlers go before it
             }
         };
     }

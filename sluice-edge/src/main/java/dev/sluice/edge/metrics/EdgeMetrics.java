@@ -22,7 +22,9 @@ import java.util.concurrent.TimeUnit;
  *       (header flood, bad request line, a head not complete in time);</li>
  *   <li>{@code sluice_edge_client_stalls_total{route}}: forwarded requests whose body stopped (408);</li>
  *   <li>{@code sluice_edge_rejected_connections_total{reason}}: connections closed when accepted
- *       ({@code per_ip_limit}).</li>
+ *       ({@code per_ip_limit});</li>
+ *   <li>{@code sluice_edge_connection_errors_total{kind}}: errors client connections caused ({@code io},
+ *       {@code http2_enhance_your_calm}, ...).</li>
  * </ul>
  * Label values come from the configuration (route ids, plan names) and closed sets, never from
  * traffic: no per-key labels, so cardinality stays bounded. Thread-safe.
@@ -104,6 +106,17 @@ public final class EdgeMetrics {
         rejected.computeIfAbsent("connection\u0000" + reason, k -> Counter.builder("sluice.edge.rejected.connections")
                 .description("Connections closed when accepted")
                 .tag("reason", reason)
+                .register(registry)).increment();
+    }
+
+    /**
+     * Counts an error a client connection caused ({@code io}: reset or broken pipe; {@code http2_<error>}: an
+     * HTTP/2 protocol error such as {@code http2_enhance_your_calm} for a rapid-reset flood; {@code decoder}).
+     */
+    public void connectionError(String kind) {
+        rejected.computeIfAbsent("error\u0000" + kind, k -> Counter.builder("sluice.edge.connection.errors")
+                .description("Errors caused by client connections (resets, HTTP/2 protocol errors)")
+                .tag("kind", kind)
                 .register(registry)).increment();
     }
 

@@ -75,6 +75,11 @@ public final class H2Client implements AutoCloseable {
                                 }
                                 ReferenceCountUtil.release(msg);
                             }
+
+                            @Override
+                            public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                                ctx.close(); // the server ended the connection (a test's point, often)
+                            }
                         });
                     }
                 }).connect("127.0.0.1", port).syncUninterruptibly().channel();

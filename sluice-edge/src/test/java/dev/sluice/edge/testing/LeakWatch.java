@@ -26,6 +26,7 @@ public final class LeakWatch implements LauncherSessionListener {
 
     @Override
     public void launcherSessionOpened(LauncherSession session) {
+        TailWatch.install(); // first: Netty makes its loggers when its classes load
         ResourceLeakDetectorFactory.setResourceLeakDetectorFactory(new RecordingFactory());
     }
 
