@@ -6,6 +6,7 @@ import dev.sluice.edge.softlimit.LoggingQuotaWarningSink;
 import dev.sluice.edge.softlimit.QuotaWarningSink;
 import dev.sluice.limiter.spi.LimiterStore;
 import dev.sluice.time.TimeSource;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.List;
 import java.util.Objects;
@@ -26,10 +27,13 @@ import java.util.Optional;
  * @param watchConfig whether to reload when the configuration file (or its key file) changes
  * @param idempotencyStore where idempotency records live (SPEC §3.11); empty: an in-memory store on
  *     {@code time}, closed with the edge
+ * @param meterBinders meters of the parts built outside this module, bound to the edge's registry at start
+ *     (SPEC §3.13): e.g. the Redis store's fallback decisions and up/down state, which the {@code sluice}
+ *     command passes in, since this module does not depend on Redis
  */
 public record EdgeOptions(TimeSource time, Optional<LimiterStore> store, QuotaWarningSink quotaWarningSink,
         Optional<PrometheusMeterRegistry> registry, List<EdgeStage> stages, boolean watchConfig,
-        Optional<IdempotencyStore> idempotencyStore) {
+        Optional<IdempotencyStore> idempotencyStore, List<MeterBinder> meterBinders) {
 
     public EdgeOptions {
         Objects.requireNonNull(time, "time");
@@ -38,17 +42,32 @@ public record EdgeOptions(TimeSource time, Optional<LimiterStore> store, QuotaWa
         Objects.requireNonNull(registry, "registry");
         stages = List.copyOf(stages);
         Objects.requireNonNull(idempotencyStore, "idempotencyStore");
+        meterBinders = List.copyOf(meterBinders);
+    }
+
+    /** The options of earlier releases: no meter binders. */
+    public EdgeOptions(TimeSource time, Optional<LimiterStore> store, QuotaWarningSink quotaWarningSink,
+            Optional<PrometheusMeterRegistry> registry, List<EdgeStage> stages, boolean watchConfig,
+            Optional<IdempotencyStore> idempotencyStore) {
+        this(time, store, quotaWarningSink, registry, stages, watchConfig, idempotencyStore, List.of());
     }
 
     /** The options of earlier releases: an in-memory idempotency store. */
     public EdgeOptions(TimeSource time, Optional<LimiterStore> store, QuotaWarningSink quotaWarningSink,
             Optional<PrometheusMeterRegistry> registry, List<EdgeStage> stages, boolean watchConfig) {
-        this(time, store, quotaWarningSink, registry, stages, watchConfig, Optional.empty());
+        this(time, store, quotaWarningSink, registry, stages, watchConfig, Optional.empty(), List.of());
+    }
+
+    /** Binds {@code binders} to the edge's registry at start (served at {@code GET /metrics}). */
+    public EdgeOptions withMeterBinders(List<MeterBinder> binders) {
+        return new EdgeOptions(time, store, quotaWarningSink, registry, stages, watchConfig, idempotencyStore,
+                binders);
     }
 
     /** Uses {@code newStore} for idempotency records (not closed by the edge). */
     public EdgeOptions withIdempotencyStore(IdempotencyStore newStore) {
-        return new EdgeOptions(time, store, quotaWarningSink, registry, stages, watchConfig, Optional.of(newStore));
+        return new EdgeOptions(time, store, quotaWarningSink, registry, stages, watchConfig,
+                Optional.of(newStore), meterBinders);
     }
 
     /** The system clock, an in-memory store, a log sink, a new registry, no stages, no file watching. */
@@ -58,28 +77,32 @@ public record EdgeOptions(TimeSource time, Optional<LimiterStore> store, QuotaWa
     }
 
     public EdgeOptions withTime(TimeSource newTime) {
-        return new EdgeOptions(newTime, store, quotaWarningSink, registry, stages, watchConfig, idempotencyStore);
+        return new EdgeOptions(newTime, store, quotaWarningSink, registry, stages, watchConfig,
+                idempotencyStore, meterBinders);
     }
 
     /** Uses {@code newStore} (not closed by the edge). */
     public EdgeOptions withStore(LimiterStore newStore) {
-        return new EdgeOptions(time, Optional.of(newStore), quotaWarningSink, registry, stages, watchConfig, idempotencyStore);
+        return new EdgeOptions(time, Optional.of(newStore), quotaWarningSink, registry, stages, watchConfig,
+                idempotencyStore, meterBinders);
     }
 
     public EdgeOptions withQuotaWarningSink(QuotaWarningSink sink) {
-        return new EdgeOptions(time, store, sink, registry, stages, watchConfig, idempotencyStore);
+        return new EdgeOptions(time, store, sink, registry, stages, watchConfig, idempotencyStore, meterBinders);
     }
 
     public EdgeOptions withRegistry(PrometheusMeterRegistry newRegistry) {
-        return new EdgeOptions(time, store, quotaWarningSink, Optional.of(newRegistry), stages, watchConfig, idempotencyStore);
+        return new EdgeOptions(time, store, quotaWarningSink, Optional.of(newRegistry), stages, watchConfig,
+                idempotencyStore, meterBinders);
     }
 
     public EdgeOptions withStages(List<EdgeStage> newStages) {
-        return new EdgeOptions(time, store, quotaWarningSink, registry, newStages, watchConfig, idempotencyStore);
+        return new EdgeOptions(time, store, quotaWarningSink, registry, newStages, watchConfig,
+                idempotencyStore, meterBinders);
     }
 
     /** Reloads on changes of the configuration's files (a WatchService on their folders). */
     public EdgeOptions withWatchConfig(boolean watch) {
-        return new EdgeOptions(time, store, quotaWarningSink, registry, stages, watch, idempotencyStore);
+        return new EdgeOptions(time, store, quotaWarningSink, registry, stages, watch, idempotencyStore, meterBinders);
     }
 }

@@ -185,6 +185,7 @@ public final class EdgeServer implements AutoCloseable {
                     .description("The shedder's concurrency limit (static or adaptive)").register(registry);
             Gauge.builder("sluice.edge.shedder.in.flight", shedder, CriticalityShedder::inFlight)
                     .description("Requests past the shedder and not yet ended").register(registry);
+            options.meterBinders().forEach(b -> b.bindTo(registry));
             DateField dates = new DateField(options.time());
             EdgeContext context = new EdgeContext(decider, pool, new EdgeMetrics(registry),
                     new SoftLimitNotifier(options.quotaWarningSink()), options.time(), config.listen(), dates);

@@ -88,7 +88,8 @@ public final class EdgeCommand implements Callable<Integer> {
             return 2;
         }
         Optional<IdempotencyStore> records = EdgeStores.idempotency(c, store);
-        EdgeOptions options = EdgeOptions.defaults().withStore(store).withWatchConfig(!noWatch);
+        EdgeOptions options = EdgeOptions.defaults().withStore(store).withWatchConfig(!noWatch)
+                .withMeterBinders(RedisStoreMeters.of(store).stream().toList()); // fallback counts on /metrics
         EdgeServer edge;
         try {
             edge = EdgeServer.start(c, records.map(options::withIdempotencyStore).orElse(options));

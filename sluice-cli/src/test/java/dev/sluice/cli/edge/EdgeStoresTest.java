@@ -144,4 +144,35 @@ class EdgeStoresTest {
             assertThat(((RedisLimiterStore) s).config().replicaCount()).isEqualTo(3);
         }
     }
+
+    @Test
+    void decisionsRedisMadeAndRedisUpAreOnTheEdgesMetrics() throws Exception {
+        // SPEC §3.13, §3.14; Redis down (fallback, fail-closed) is RedisStoreMetersTest
+        int closed;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            closed = s.getLocalPort(); // the upstream: 502s, after a decision each
+        }
+        EdgeConfig config = EdgeConfig.parse("r.yaml", "admin: 127.0.0.1:0\nstore: { url: " + RedisTestSupport.URI
+                + ", key-prefix: \"" + prefix + "\", decision-timeout: 2s }\n" + PLANS).withListenPort(0)
+                .withUpstreamUrl(java.net.URI.create("http://127.0.0.1:" + closed));
+        try (LimiterStore store = EdgeStores.open(config.store(), TimeSource.system());
+                dev.sluice.edge.EdgeServer edge = dev.sluice.edge.EdgeServer.start(config,
+                        dev.sluice.edge.EdgeOptions.defaults().withStore(store)
+                                .withMeterBinders(RedisStoreMeters.of(store).stream().toList()));
+                java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient()) {
+            RedisTestSupport.awaitUp(((RedisLimiterStore) store).endpoint());
+            for (int i = 0; i < 3; i++) {
+                http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + edge.port()
+                        + "/v1/quotes")).header("Authorization", "Bearer sk_free").build(),
+                        java.net.http.HttpResponse.BodyHandlers.discarding());
+            }
+            String metrics = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:"
+                    + edge.adminPort() + "/metrics")).build(), java.net.http.HttpResponse.BodyHandlers.ofString())
+                    .body();
+
+            assertThat(metrics).contains("sluice_edge_store_decisions_total{answered_by=\"redis\"} 3.0",
+                    "sluice_edge_store_decisions_total{answered_by=\"fallback\"} 0.0",
+                    "sluice_edge_store_redis_up 1.0");
+        }
+    }
 }
