@@ -18,7 +18,7 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code sluice demo}: Shiplane behind the edge, a fleet of clients, a live table, an HTML report.
- * Ctrl-C stops the run early and still writes the report of what ran.
+ * Ctrl-C stops the run early and still writes the report of what ran; the JVM then exits 130 (128 + SIGINT).
  */
 @Command(
         name = "demo",
@@ -28,11 +28,12 @@ import picocli.CommandLine.Option;
             "calling it over loopback HTTP, with a 503 blip in the middle. Prints a per-second table",
             "(offered, admitted, 429 rate_limited, 429 quota_exhausted, 503, retries, and the SDK's",
             "local drops and budget exhaustions), then writes an HTML report with charts.",
-            "Ctrl-C stops early and still writes the report."
+            "Ctrl-C stops early, still writes the report of what ran, and exits 130."
         },
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:the run completed (or was stopped with Ctrl-C) and the report was written",
-            "1:a port or the report file could not be used", "2:bad options or an invalid edge configuration"})
+        exitCodeList = {"0:the run completed and the report was written",
+            "1:a port or the report file could not be used", "2:bad options or an invalid edge configuration",
+            "130:stopped with Ctrl-C (SIGINT); the report of what ran was written"})
 public final class DemoCommand implements Callable<Integer> {
 
     @CommandLine.Spec
@@ -50,9 +51,10 @@ public final class DemoCommand implements Callable<Integer> {
             description = "when Shiplane starts answering 503 (default: the middle of the run)")
     Integer blipAtSeconds;
 
-    @Option(names = "--blip-for", paramLabel = "SECONDS", defaultValue = "5",
-            description = "how long the blip lasts (default ${DEFAULT-VALUE})")
-    int blipForSeconds;
+    @Option(names = "--blip-for", paramLabel = "SECONDS",
+            description = "how long the blip lasts (default 5, shortened to end with the run; a length given"
+                    + " here that does not fit the run is refused)")
+    Integer blipForSeconds;
 
     @Option(names = "--no-blip", description = "no blip")
     boolean noBlip;
@@ -62,7 +64,8 @@ public final class DemoCommand implements Callable<Integer> {
     int port;
 
     @Option(names = "--report", paramLabel = "PATH", defaultValue = "demo-report.html",
-            description = "where to write the HTML report (default ${DEFAULT-VALUE})")
+            description = "where to write the HTML report (default ${DEFAULT-VALUE}); missing parent"
+                    + " directories are created")
     Path report;
 
     private static final String EDGE_LOG_LEVEL = "org.slf4j.simpleLogger.log.dev.sluice.edge.EdgeServer";
@@ -155,7 +158,9 @@ public final class DemoCommand implements Callable<Integer> {
         if (noBlip) {
             return s.withoutBlip();
         }
-        return s.withBlip(blipAtSeconds != null ? blipAtSeconds : durationSeconds / 2, blipForSeconds);
+        int at = blipAtSeconds != null ? blipAtSeconds : durationSeconds / 2;
+        // the default length is shortened to fit the run; a length the user gave is checked, and refused
+        return blipForSeconds == null ? s.withBlipAt(at) : s.withBlip(at, blipForSeconds);
     }
 
     /**

@@ -40,6 +40,35 @@ class DemoCommandTest {
     }
 
     @Test
+    void helpSaysCtrlCExits130AndThatTheReportsFoldersAreCreated() {
+        CliRun help = CliRun.of("demo", "--help");
+
+        assertThat(help.exitCode()).isZero();
+        // the JVM exits 128 + SIGINT after the shutdown hook wrote the report (sluice-examples/README.md)
+        assertThat(help.out()).contains("exits 130", "130   stopped with Ctrl-C (SIGINT); the report of what ran was written",
+                "missing parent directories are created").doesNotContain("or was stopped with Ctrl-C");
+    }
+
+    @Test
+    void theDefaultBlipIsShortenedToEndWithAShortRun(@TempDir Path dir) {
+        // --duration 2 puts the blip at 1 s; its default 5 s would have ended at 6 s, after the run
+        CliRun run = CliRun.of("demo", "--clients", "5", "--duration", "2", "--report",
+                dir.resolve("r.html").toString());
+
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out()).contains("blip (503) from 1 s to 2 s").doesNotContain("to 6 s");
+    }
+
+    @Test
+    void aBlipLengthGivenThatDoesNotFitTheRunIsRefused() {
+        CliRun run = CliRun.of("demo", "--duration", "2", "--blip-for", "5");
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err().strip()).isEqualTo("sluice demo: the blip (--blip-at 1 --blip-for 5) would end at 6 s, "
+                + "after the 2 s run: use --blip-for 1 or less, an earlier --blip-at, or a longer --duration");
+    }
+
+    @Test
     void aMissingConfigurationIsNamed(@TempDir Path dir) {
         CliRun run = CliRun.of("demo", "--config", dir.resolve("nope.yaml").toString());
 

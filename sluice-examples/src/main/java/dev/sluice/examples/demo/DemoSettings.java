@@ -62,6 +62,12 @@ public record DemoSettings(
             throw new IllegalArgumentException("--blip-at must be within the run (0.." + (durationSeconds - 1)
                     + " seconds), was " + blipAtSeconds);
         }
+        if (blipForSeconds > 0 && blipAtSeconds + blipForSeconds > durationSeconds) {
+            throw new IllegalArgumentException("the blip (--blip-at " + blipAtSeconds + " --blip-for " + blipForSeconds
+                    + ") would end at " + (blipAtSeconds + blipForSeconds) + " s, after the " + durationSeconds
+                    + " s run: use --blip-for " + (durationSeconds - blipAtSeconds) + " or less, an earlier --blip-at,"
+                    + " or a longer --duration");
+        }
         if (edgePort < 0 || edgePort > 65_535) {
             throw new IllegalArgumentException("--port must be 0..65535, was " + edgePort);
         }
@@ -90,10 +96,23 @@ public record DemoSettings(
                 callsPerSecondPerClient, trialDailyQuota, client);
     }
 
-    /** This run lasting {@code seconds}, with the blip moved to the middle. */
+    /**
+     * This run lasting {@code seconds}, with the blip moved to the middle and shortened, if need be, to end
+     * with the run.
+     */
     public DemoSettings withDuration(int seconds) {
-        return new DemoSettings(clients, seconds, seconds / 2, blipForSeconds, edgePort, config, report, seed,
-                callsPerSecondPerClient, trialDailyQuota, client);
+        int at = seconds / 2;
+        return new DemoSettings(clients, seconds, at, Math.min(blipForSeconds, Math.max(0, seconds - at)), edgePort,
+                config, report, seed, callsPerSecondPerClient, trialDailyQuota, client);
+    }
+
+    /**
+     * This run with a blip from {@code atSeconds} lasting the default length ({@link #defaults()}: 5 s),
+     * shortened to end with the run.
+     */
+    public DemoSettings withBlipAt(int atSeconds) {
+        int defaultLength = defaults().blipForSeconds();
+        return withBlip(atSeconds, Math.min(defaultLength, Math.max(1, durationSeconds - atSeconds)));
     }
 
     public DemoSettings withBlip(int atSeconds, int forSeconds) {
