@@ -141,15 +141,9 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
             List<Dispatch.Rejection<A>> failed = new ArrayList<>(pending);
             pending.clear();
             while (!retryTimers.isEmpty() && retryTimers.peek().retryAtNanos - now <= 0) {
+                // a retry was granted by the budget, the attempt cap and the deadline when its answer
+                // came (SPEC §4.2); the adaptive throttle decides about new calls only (§4.5)
                 CallState<A> call = retryTimers.poll();
-                double p = throttle.tryDrop(now, env.random());
-                if (p >= 0) {
-                    counters.onLocalDrop(call.spec.host(), p);
-                    failed.add(end(call, new LocallyThrottledException(String.format(
-                            "retry dropped locally by adaptive throttling (p = %.3f, SPEC §4.5)", p), p,
-                            call.lastStatus, call.lastSnapshot, call.attempts)));
-                    continue;
-                }
                 SluiceException shed = enqueue(call, now);
                 if (shed != null) {
                     failed.add(new Dispatch.Rejection<>(call, shed));
@@ -356,6 +350,21 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** The adaptive throttle's window now: requests and accepts counted, and the drop probability. */
+    public ThrottleWindow throttleWindow() {
+        lock.lock();
+        try {
+            long now = time.nanoTime();
+            return new ThrottleWindow(throttle.requests(now), throttle.accepts(now), throttle.dropProbability(now));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The adaptive throttle's counts over its window (SPEC §4.5) and the probability they give. */
+    public record ThrottleWindow(long requests, long accepts, double dropProbability) {
     }
 
     /** "Know the dependency" figures for one host. */
