@@ -111,16 +111,24 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
                 throw countError(new CostExceedsBurstException("cost " + spec.cost() + " exceeds the pacer's burst "
                         + (long) pacer.capacity() + ": it can never be granted; split the call", 0, null, 0));
             }
+            boolean hasDeadline = spec.deadline() != null;
+            long deadline = hasDeadline ? now + Math.min(spec.deadline().toNanos(), Long.MAX_VALUE / 4) : 0;
+            int maxAttempts = spec.retries() ? config.retry().maxAttempts() : 1;
+            CallState<A> call = new CallState<>(nextId++, spec, attachment, key, hasDeadline, deadline, maxAttempts);
+            // what the client knows for certain answers before the throttle's random drop: a spent
+            // quota, a pause longer than the maximum wait, a token that comes after the deadline
+            SluiceException refused = pacerRefusal(call, pacer.readyInNanos(spec.cost(), now), now,
+                    ShedReason.DEADLINE_AT_SUBMIT);
+            if (refused != null) {
+                call.phase = CallState.Phase.DONE;
+                throw countError(refused);
+            }
             double p = throttle.tryDrop(now, env.random());
             if (p >= 0) {
                 counters.onLocalDrop(host, p);
                 throw countError(new LocallyThrottledException(String.format(
                         "dropped locally by adaptive throttling (p = %.3f, SPEC §4.5)", p), p, 0, null, 0));
             }
-            boolean hasDeadline = spec.deadline() != null;
-            long deadline = hasDeadline ? now + Math.min(spec.deadline().toNanos(), Long.MAX_VALUE / 4) : 0;
-            int maxAttempts = spec.retries() ? config.retry().maxAttempts() : 1;
-            CallState<A> call = new CallState<>(nextId++, spec, attachment, key, hasDeadline, deadline, maxAttempts);
             SluiceException shed = enqueue(call, now);
             if (shed != null) {
                 throw shed;
@@ -229,6 +237,7 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
                 case Classification.Terminal t -> {
                     if (t.error() instanceof QuotaExceededException q) {
                         counters.onQuotaExceeded(host, q.policy().orElse(null), q.resetAt().orElse(null));
+                        rememberSpentQuota(q, answer, now, wallNow);
                     }
                     yield fail(call, t.error());
                 }
@@ -435,28 +444,69 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
         if (wait == 0) {
             return 0;
         }
-        if (wait > maxWaitNanos) {
-            Pacer.Block block = pacer.block(now);
-            if (block != null && block.kind() == PolicyKind.QUOTA) {
-                counters.onQuotaExceeded(call.spec.host(), block.policy(), block.resetAt());
-                call.gateError = new QuotaExceededException("quota \"" + block.policy() + "\" is spent until "
-                        + block.resetAt() + " (reported by the last response); not sent", block.policy(),
-                        block.resetAt(), call.lastStatus, call.lastSnapshot, call.attempts);
-            } else {
-                Duration hint = Duration.ofNanos(wait);
-                call.gateError = new RateLimitedException("the pacer cannot grant a token for " + hint.toSeconds()
-                        + " s, more than the maximum wait of " + config.retry().maxWait().toSeconds()
-                        + " s; not sent", hint, call.lastStatus, call.lastSnapshot, call.attempts);
-            }
-            return AdmissionQueue.Gate.REJECT;
-        }
-        if (call.hasDeadline && (now + wait) - call.deadlineNanos >= 0) {
-            counters.onShed(call.spec.host(), ShedReason.DEADLINE_AT_DEQUEUE);
-            call.gateError = new DeadlineExceededException("the pacer's next token comes after the deadline;"
-                    + " never started", ShedReason.DEADLINE_AT_DEQUEUE, call.attempts);
+        SluiceException refused = pacerRefusal(call, wait, now, ShedReason.DEADLINE_AT_DEQUEUE);
+        if (refused != null) {
+            call.gateError = refused;
             return AdmissionQueue.Gate.REJECT;
         }
         return wait;
+    }
+
+    /**
+     * The pacer's answer for a call that would have to wait {@code waitNanos} for its token: a spent
+     * quota or a pause past the maximum wait (never undercut, SPEC §2.4), or a token that comes after
+     * the call's deadline; {@code null} when the call may wait. Counts what it refuses.
+     */
+    private SluiceException pacerRefusal(CallState<A> call, long waitNanos, long now, ShedReason deadlineReason) {
+        if (waitNanos > maxWaitNanos) {
+            SluiceException quota = spentQuotaError(call, now);
+            if (quota != null) {
+                return quota;
+            }
+            Duration hint = Duration.ofNanos(waitNanos);
+            return new RateLimitedException("the pacer cannot grant a token for " + hint.toSeconds()
+                    + " s, more than the maximum wait of " + config.retry().maxWait().toSeconds()
+                    + " s; not sent", hint, call.lastStatus, call.lastSnapshot, call.attempts);
+        }
+        if (call.hasDeadline && (now + waitNanos) - call.deadlineNanos >= 0) {
+            counters.onShed(call.spec.host(), deadlineReason);
+            return new DeadlineExceededException("the pacer's next token comes after the deadline;"
+                    + " never started", deadlineReason, call.attempts);
+        }
+        return null;
+    }
+
+    /** {@code QuotaExceededException} when a spent quota pauses the pacer now (counted), else {@code null}. */
+    private SluiceException spentQuotaError(CallState<A> call, long now) {
+        Pacer.Block block = pacer.block(now);
+        if (block == null || block.kind() != PolicyKind.QUOTA) {
+            return null;
+        }
+        counters.onQuotaExceeded(call.spec.host(), block.policy(), block.resetAt());
+        return new QuotaExceededException("quota \"" + block.policy() + "\" is spent until " + block.resetAt()
+                + " (reported by an earlier response); not sent", block.policy(), block.resetAt(),
+                call.lastStatus, call.lastSnapshot, call.attempts);
+    }
+
+    /**
+     * A quota answer the pacer could not read from RateLimit fields (a problem body with only a
+     * Retry-After): pause it until the reset anyway, so later calls are answered without a request.
+     */
+    private void rememberSpentQuota(QuotaExceededException q, Answer answer, long now, Instant wallNow) {
+        Pacer.Block block = pacer.block(now);
+        if (block != null && block.kind() == PolicyKind.QUOTA) {
+            return; // the policies said it already
+        }
+        Duration wait = null;
+        if (answer instanceof Answer.Response r) {
+            wait = r.snapshot().suggestedWait(config.retry().resetMargin()).orElse(null);
+        }
+        if (wait == null && q.resetAt().isPresent()) {
+            wait = Duration.between(wallNow, q.resetAt().get()).plus(config.retry().resetMargin());
+        }
+        if (wait != null) {
+            pacer.onQuotaExhausted(q.policy().orElse(null), wait, q.resetAt().orElse(wallNow.plus(wait)), now);
+        }
     }
 
     private Decision fail(CallState<A> call, SluiceException error) {

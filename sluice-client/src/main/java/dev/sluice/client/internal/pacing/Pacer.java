@@ -43,6 +43,9 @@ public final class Pacer {
     private double headerBurst = Double.POSITIVE_INFINITY;
     private final Map<String, Spread> spreads = new HashMap<>();
     private Block block;
+    /** The latest end of a pause this pacer put on the bucket (a shared store may know a later one). */
+    private long pausedUntilNanos;
+    private boolean paused;
 
     /** A remaining-r spread over a policy's reset; expires at the reset. */
     private record Spread(double perSecond, long untilNanos) {
@@ -80,6 +83,47 @@ public final class Pacer {
 
     public double available(long nowNanos) {
         return bucket.available(nowNanos);
+    }
+
+    /**
+     * Nanoseconds until the bucket could grant {@code cost} tokens if no other call took any: what
+     * is left of the pause this pacer knows of, then the refill at the rate in force. It takes
+     * nothing. For a shared store it is a lower bound (other processes may take tokens or pause it
+     * longer), which is what a caller needs to refuse, before waiting, a call that cannot start in
+     * time.
+     *
+     * @return 0 when the tokens are there now; {@link Long#MAX_VALUE} when they never come
+     */
+    public long readyInNanos(double cost, long nowNanos) {
+        long pauseLeft = paused && pausedUntilNanos - nowNanos > 0 ? pausedUntilNanos - nowNanos : 0;
+        double tokens = pauseLeft > 0 ? 0.0 : bucket.available(nowNanos);
+        double missing = Math.min(cost, bucket.capacity()) - tokens;
+        if (missing <= 1e-9) {
+            return pauseLeft;
+        }
+        double rate = effectivePerSecond(nowNanos);
+        if (Double.isInfinite(rate)) {
+            return pauseLeft;
+        }
+        double refill = Math.ceil(missing / rate * 1e9);
+        long refillNanos = refill >= Long.MAX_VALUE / 4.0 ? Long.MAX_VALUE / 4 : (long) refill;
+        long sum = pauseLeft + refillNanos;
+        return sum < 0 ? Long.MAX_VALUE : sum;
+    }
+
+    /**
+     * A quota the server reported spent by its answer alone (a {@code quota_exhausted} problem
+     * with only a Retry-After, no RateLimit fields): the bucket is paused until the reset like a
+     * spent quota policy, so that later calls are answered locally (R08, SPEC §4.2).
+     *
+     * @param wait how long until the quota resets, measured as {@code RateLimitSnapshot.suggestedWait}
+     * @param resetAt the same moment on the wall clock, for the errors of later calls
+     */
+    public void onQuotaExhausted(String policy, Duration wait, java.time.Instant resetAt, long nowNanos) {
+        if (wait.isNegative() || wait.isZero()) {
+            return;
+        }
+        pause(new Block(policy, PolicyKind.QUOTA, nowNanos + saturatingNanos(wait), resetAt), nowNanos);
     }
 
     /** The policy that paused the bucket, while the pause lasts; {@code null} otherwise. */
@@ -156,6 +200,7 @@ public final class Pacer {
      */
     public void onRateLimited(Duration retryAfter, long nowNanos) {
         long until = retryAfter == null ? nowNanos : nowNanos + saturatingNanos(retryAfter);
+        notePause(until, nowNanos);
         bucket.drainAndPause(until, nowNanos);
     }
 
@@ -163,7 +208,19 @@ public final class Pacer {
         if (block == null || b.untilNanos() - block.untilNanos() > 0) {
             block = b;
         }
+        notePause(b.untilNanos(), nowNanos);
         bucket.drainAndPause(b.untilNanos(), nowNanos);
+    }
+
+    /** Remembers the pause as the store does: a later pause never shortens an earlier one. */
+    private void notePause(long untilNanos, long nowNanos) {
+        if (paused && nowNanos - pausedUntilNanos >= 0) {
+            paused = false;
+        }
+        if (untilNanos - nowNanos > 0 && (!paused || untilNanos - pausedUntilNanos > 0)) {
+            pausedUntilNanos = untilNanos;
+            paused = true;
+        }
     }
 
     private boolean isRatePolicy(PolicySnapshot p) {

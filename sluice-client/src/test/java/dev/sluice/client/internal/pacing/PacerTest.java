@@ -126,4 +126,29 @@ class PacerTest {
         assertThat(p.block(0).resetAt()).isEqualTo(WALL.plusSeconds(19_201));
         assertThat(p.tryAcquire(1, 0)).isEqualTo(19_201 * SECOND);
     }
+
+    @Test
+    void readyInNanosIsWhatIsLeftOfThePauseThenTheRefillAndTakesNothing() {
+        Pacer p = pacer(PacerConfig.documented(2, 4).withPaceFraction(1.0));
+        assertThat(p.readyInNanos(1, 0)).as("a full bucket").isZero();
+        p.onRateLimited(Duration.ofSeconds(3), 0);
+        // paused 3 s, then one token at 2/s: 0.5 s; two tokens: 1 s
+        assertThat(p.readyInNanos(1, 0)).isEqualTo(3 * SECOND + SECOND / 2);
+        assertThat(p.readyInNanos(2, SECOND)).isEqualTo(2 * SECOND + SECOND);
+        assertThat(p.readyInNanos(1, 3 * SECOND + SECOND / 2)).isZero();
+        assertThat(p.available(3 * SECOND + SECOND / 2)).as("nothing was taken").isEqualTo(1.0);
+    }
+
+    @Test
+    void aQuotaAnswerWithoutPoliciesPausesThePacerUntilItsResetR08() {
+        Pacer p = pacer(PacerConfig.defaults());
+        Instant resetAt = WALL.plus(Duration.ofHours(6));
+        p.onQuotaExhausted("daily", Duration.ofHours(6), resetAt, 0);
+        Pacer.Block block = p.block(SECOND);
+        assertThat(block.kind()).isEqualTo(PolicyKind.QUOTA);
+        assertThat(block.policy()).isEqualTo("daily");
+        assertThat(block.resetAt()).isEqualTo(resetAt);
+        assertThat(p.readyInNanos(1, 0)).isEqualTo(Duration.ofHours(6).toNanos());
+        assertThat(p.block(Duration.ofHours(6).toNanos())).as("over at the reset").isNull();
+    }
 }
