@@ -270,26 +270,43 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
                     RetryBudgetExhaustedException.Scope.IDEMPOTENCY_KEY_ATTEMPTS, last, last.status(),
                     last.snapshot().orElse(null), call.attempts));
         }
-        Duration wait;
+        // every refusal is decided now, before any wait (R03, SPEC §4.2–§4.3); the budget last, so that
+        // a retry refused for another reason spends none of it
         Duration hint = r.hint();
-        if (hint != null) {
-            if (hint.compareTo(config.retry().maxWait()) > 0) {
-                // never undercut a hint: fail now and carry it (SPEC §2.4, R03)
-                return fail(call, r.giveUp().apply("the server asked for " + hint.toSeconds()
-                        + " s, more than the maximum wait of " + config.retry().maxWait().toSeconds() + " s"));
+        if (hint != null && hint.compareTo(config.retry().maxWait()) > 0) {
+            // never undercut a hint: fail now and carry it (SPEC §2.4, R03)
+            return fail(call, r.giveUp().apply("the server asked for " + hint.toSeconds()
+                    + " s, more than the maximum wait of " + config.retry().maxWait().toSeconds() + " s"));
+        }
+        long hintNanos = hint == null ? 0 : hint.toNanos();
+        long pacerNanos = pacer.readyInNanos(call.spec.cost(), now);
+        if (pacerNanos > maxWaitNanos) {
+            SluiceException quota = spentQuotaError(call, now);
+            return fail(call, quota != null ? quota : r.giveUp().apply("the pacer cannot grant a token for "
+                    + Duration.ofNanos(pacerNanos).toSeconds() + " s, more than the maximum wait of "
+                    + config.retry().maxWait().toSeconds() + " s"));
+        }
+        long latestNanos = maxWaitNanos;
+        if (call.hasDeadline) {
+            long left = call.deadlineNanos - now;
+            long earliest = Math.max(hintNanos, pacerNanos);
+            if (earliest - left >= 0) {
+                String why = pacerNanos > hintNanos ? "the pacer's next token" : hint != null ? "the server's hint" : "now";
+                return fail(call, r.giveUp().apply("a retry after at least " + Duration.ofNanos(earliest).toMillis()
+                        + " ms (" + why + ") would start after the call's deadline, " + Math.max(0, left) / 1_000_000
+                        + " ms away (SPEC §4.3)"));
             }
-            wait = retryWait.afterHint(hint, env.random());
-            if (wait.compareTo(config.retry().maxWait()) > 0) {
-                wait = config.retry().maxWait(); // trim the jitter only: still >= hint
-            }
-        } else {
-            wait = retryWait.fullJitter(call.attempts, env.random());
+            latestNanos = Math.min(latestNanos, left - 1); // start strictly before the deadline
+        }
+        // the jitter is drawn within what fits (the maximum wait, the deadline): a hint that fits is
+        // waited in full, only its jitter is trimmed (R03)
+        Duration latest = Duration.ofNanos(latestNanos);
+        Duration wait = hint != null ? retryWait.afterHint(hint, latest, env.random())
+                : retryWait.fullJitter(call.attempts, latest, env.random());
+        if (wait.compareTo(latest) > 0) {
+            wait = latest; // float rounding only; latest >= hint here
         }
         long waitNanos = wait.toNanos();
-        if (call.hasDeadline && (now + waitNanos) - call.deadlineNanos >= 0) {
-            return fail(call, r.giveUp().apply("a retry after " + wait.toMillis()
-                    + " ms would start after the call's deadline (SPEC §4.3)"));
-        }
         if (!budget.tryAcquireRetry(now)) {
             counters.onBudgetExhausted(host, RetryBudgetExhaustedException.Scope.CLIENT_RETRY_BUDGET);
             SluiceException last = r.giveUp().apply("the retry budget is spent");
