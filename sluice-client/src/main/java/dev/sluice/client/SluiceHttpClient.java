@@ -30,7 +30,7 @@ import java.util.random.RandomGenerator;
  *
  * <pre>{@code
  * try (SluiceHttpClient client = SluiceHttpClient.builder()
- *         .pacer(PacerConfig.documented(10, 20))          // 10 req/s, burst 20, paced at 90 %
+ *         .pacer(PacerConfig.documented(10, 20))          // 10 req/s, burst 20, paced at 90 % of both
  *         .build()) {
  *     HttpRequest req = HttpRequest.newBuilder(URI.create("https://api.example.com/v1/labels"))
  *             .POST(HttpRequest.BodyPublishers.ofString("{...}")).build();

@@ -209,6 +209,7 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
             queue.release();
             long now = time.nanoTime();
             Instant wallNow = time.now();
+            pacer.endHold(now); // the server has seen our calls: pacing follows its clock from here
             String host = call.spec.host();
             Classification c = classifier.classify(answer, call.safeToRepeat(), call.attempts, wallNow);
             throttle.recordAnswer(now, c.accepted()); // on completion (R12)
@@ -330,7 +331,12 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
             switch (call.phase) {
                 case QUEUED -> queue.remove(call);
                 case WAITING_TO_RETRY -> retryTimers.remove(call);
-                case IN_FLIGHT -> queue.release();
+                case IN_FLIGHT -> {
+                    queue.release();
+                    if (queue.inFlight() == 0) {
+                        pacer.endHold(time.nanoTime()); // no answer will end it
+                    }
+                }
                 case DONE -> {
                     return;
                 }
