@@ -534,6 +534,37 @@ class ClientCoreTest {
         assertThat(pacer.available(h.time.nanoTime())).as("no refill from a wall-clock step").isEqualTo(6.0);
     }
 
+    @Test
+    void aGetTheJdkMayHaveSentTwiceCountsTwoAttemptsAndIsNotRetriedPastTheCap() {
+        // SPEC §4.7: the JDK re-sent the GET once underneath (transportResends = 1): 2 requests on
+        // the wire; a third SDK attempt could be doubled again (4 > 3), so the call ends here
+        CoreHarness h = new CoreHarness(NO_THROTTLE).server(s -> new Answer.Failure(Answer.FailureKind.CONNECTION_LOST,
+                new IOException("Connection reset"), 1));
+        long id = h.open(get());
+        h.run(Duration.ofMinutes(1));
+        assertThat(h.sentFor(id)).hasSize(1);
+        TransportException e = (TransportException) h.result(id).error();
+        assertThat(e.attempts()).as("what reached the server").isEqualTo(2);
+        assertThat(e).hasMessageContaining("sent twice");
+        assertThat(h.core.stats().attempts()).isEqualTo(2);
+        assertThat(h.core.stats().transportResends()).isEqualTo(1);
+        assertThat(h.core.stats().retries()).isZero();
+        var w = ((dev.sluice.client.internal.core.DefaultClientCore<String>) h.core).throttleWindow();
+        assertThat(w.requests()).as("both sends recorded as refused requests (R12)").isEqualTo(2);
+        assertThat(w.accepts()).isZero();
+    }
+
+    @Test
+    void withFiveAttemptsAGetTheJdkMayDoubleIsRetriedWhileTwoMoreFit() {
+        ClientConfig config = NO_THROTTLE.withRetry(NO_THROTTLE.retry().toBuilder().maxAttempts(5).build());
+        CoreHarness h = new CoreHarness(config).server(s -> new Answer.Failure(Answer.FailureKind.CONNECTION_LOST,
+                new IOException("Connection reset"), 1));
+        long id = h.open(get());
+        h.run(Duration.ofMinutes(1));
+        assertThat(h.sentFor(id)).as("SDK attempts").hasSize(2);
+        assertThat(h.result(id).error().attempts()).as("on the wire: 2 + 2 <= 5, a third would risk 6").isEqualTo(4);
+    }
+
     /** GCRA in exact integer arithmetic (time scaled by the rate), as an in-test limiter. */
     static final class ExactGcra {
         private final long perSecond;

@@ -211,6 +211,9 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
             Instant wallNow = time.now();
             pacer.endHold(now); // the server has seen our calls: pacing follows its clock from here
             String host = call.spec.host();
+            if (answer instanceof Answer.Failure f && f.transportResends() > 0) {
+                countTransportResends(call, f.transportResends(), now);
+            }
             Classification c = classifier.classify(answer, call.safeToRepeat(), call.attempts, wallNow);
             throttle.recordAnswer(now, c.accepted()); // on completion (R12)
             if (answer instanceof Answer.Response r) {
@@ -255,15 +258,45 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
         }
     }
 
+    /**
+     * The transport sent the attempt more than once underneath (the JDK HttpClient's own re-send of
+     * a GET/HEAD): every send counts as an attempt of the call, a request refused in the throttle
+     * window (R12), a retry of the budget when it has room (§4.2) and an attempt of the key (§4.4),
+     * so the cap and the counts stay true to what reached the server (SPEC §4.7).
+     */
+    private void countTransportResends(CallState<A> call, int resends, long now) {
+        String host = call.spec.host();
+        call.transportMayResend = true;
+        for (int i = 0; i < resends; i++) {
+            call.attempts++;
+            throttle.recordAnswer(now, false);
+            budget.tryAcquireRetry(now);
+            if (call.idempotencyKey != null) {
+                ledger.record(call.idempotencyKey, now);
+            }
+            profile(host).recordAttempt(now);
+            counters.onTransportResend(host, call.attempts);
+        }
+    }
+
     private Decision decideRetry(CallState<A> call, Classification.Retryable r, long now) {
         String host = call.spec.host();
-        if (call.attempts >= call.maxAttempts) {
-            String why = call.maxAttempts == 1 && !call.spec.retries()
-                    ? "retries are off for this call (a layer above retries, SPEC §4.7)"
-                    : "all " + call.maxAttempts + " attempts used";
+        // an attempt the transport may send twice (it just did, or may have) needs room for two
+        int nextSends = call.transportMayResend ? 2 : 1;
+        if (call.attempts + nextSends > call.maxAttempts) {
+            String why;
+            if (call.maxAttempts == 1 && !call.spec.retries()) {
+                why = "retries are off for this call (a layer above retries, SPEC §4.7)";
+            } else if (call.attempts < call.maxAttempts) {
+                why = call.attempts + " of " + call.maxAttempts + " attempts used, and the next could be sent twice:"
+                        + " the JDK HttpClient re-sends a " + call.spec.method() + " whose connection closes before"
+                        + " any response byte (it may have done so already)";
+            } else {
+                why = "all " + call.maxAttempts + " attempts used";
+            }
             return fail(call, r.giveUp().apply(why));
         }
-        if (call.idempotencyKey != null && ledger.left(call.idempotencyKey, now) == 0) {
+        if (call.idempotencyKey != null && ledger.left(call.idempotencyKey, now) < nextSends) {
             counters.onBudgetExhausted(host, RetryBudgetExhaustedException.Scope.IDEMPOTENCY_KEY_ATTEMPTS);
             SluiceException last = r.giveUp().apply("the Idempotency-Key's attempt cap is reached");
             return fail(call, new RetryBudgetExhaustedException("Idempotency-Key " + call.idempotencyKey
