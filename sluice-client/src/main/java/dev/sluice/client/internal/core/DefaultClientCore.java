@@ -345,8 +345,9 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
             counters.onBudgetExhausted(host, RetryBudgetExhaustedException.Scope.CLIENT_RETRY_BUDGET);
             SluiceException last = r.giveUp().apply("the retry budget is spent");
             return fail(call, new RetryBudgetExhaustedException("retry budget spent: retries over the last "
-                    + config.budget().window().toSeconds() + " s reached " + (int) (config.budget().ratio() * 100)
-                    + " % of requests (SPEC §4.2)", RetryBudgetExhaustedException.Scope.CLIENT_RETRY_BUDGET,
+                    + config.budget().window().toSeconds() + " s reached " + Math.round(config.budget().ratio() * 100)
+                    + " % of requests or the floor of " + config.budget().minRetries() + ", whichever is more (SPEC §4.2)",
+                    RetryBudgetExhaustedException.Scope.CLIENT_RETRY_BUDGET,
                     last, last.status(), last.snapshot().orElse(null), call.attempts));
         }
         call.phase = CallState.Phase.WAITING_TO_RETRY;
