@@ -1,9 +1,12 @@
 package dev.sluice.edge;
 
+import dev.sluice.edge.config.ProtectionConfig;
 import dev.sluice.edge.config.AdminConfig;
 import dev.sluice.edge.config.EdgeConfigReader;
 import dev.sluice.edge.config.ListenConfig;
+import dev.sluice.edge.config.PlanSite;
 import dev.sluice.edge.config.ProblemConfig;
+import dev.sluice.edge.config.StoreConfig;
 import dev.sluice.edge.config.UpstreamConfig;
 import dev.sluice.edge.decision.BearerCredential;
 import dev.sluice.edge.route.RouteTable;
@@ -11,17 +14,22 @@ import dev.sluice.limiter.BurstPolicy;
 import dev.sluice.limiter.Plan;
 import dev.sluice.limiter.config.ConfigException;
 import dev.sluice.limiter.config.ConfigNode;
+import dev.sluice.limiter.config.ConfigProblem;
 import dev.sluice.limiter.config.ConfigProblems;
 import dev.sluice.limiter.config.KeyBinding;
 import java.io.StringReader;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * The edge's whole configuration: one YAML file (DESIGN.md "Configuration"), validated at load with
@@ -32,7 +40,7 @@ import java.util.Optional;
  * listen: 0.0.0.0:8080                 # ListenConfig (default 0.0.0.0:8080)
  * admin: 127.0.0.1:9090                # AdminConfig: GET /metrics; "off" to disable
  * upstream: { url: http://127.0.0.1:8081, connect-timeout: 2s, response-timeout: 30s, pool-size: 64 }
- * store: memory                        # the only store of this build
+ * store: memory                        # StoreConfig: memory (default) or a shared Redis
  * problem: { base-uri: https://docs.shiplane.example }
  * soft-limit: { threshold-percent: 80 }  # RateLimit-Warning and one quota.warning per window (SPEC §3.8)
  * anonymous: { plan: per-ip }          # plan of anonymous routes, per client IP; default 5 per minute
@@ -57,12 +65,6 @@ import java.util.Optional;
  */
 public final class EdgeConfig {
 
-    /** Where limiter state lives. */
-    public enum StoreKind {
-        /** This process's memory ({@link dev.sluice.limiter.memory.InMemoryLimiterStore}). */
-        MEMORY
-    }
-
     /** The built-in plan of anonymous routes: 5 requests per minute per client IP (SPEC §3.7). */
     public static final Plan DEFAULT_ANONYMOUS_PLAN =
             Plan.of("anonymous", BurstPolicy.of("per-ip", 5, 60));
@@ -73,7 +75,7 @@ public final class EdgeConfig {
     private final ListenConfig listen;
     private final Optional<AdminConfig> admin;
     private final UpstreamConfig upstream;
-    private final StoreKind store;
+    private final StoreConfig store;
     private final ProblemConfig problem;
     private final int softLimitPercent;
     private final Plan anonymousPlan;
@@ -82,6 +84,9 @@ public final class EdgeConfig {
     private final RouteTable routes;
     private final Optional<Path> source;
     private final List<Path> files;
+    private final List<PlanSite> planSites;
+    /** set once, by the reader or {@link #withProtection}, before the object is shared */
+    private ProtectionConfig protection = ProtectionConfig.DEFAULT;
 
     /**
      * Assembles a configuration from its parts (the reader does this; tests may too).
@@ -90,9 +95,21 @@ public final class EdgeConfig {
      * @param keys the effective binding of every API key (per-key overrides applied)
      * @param files the files the configuration was read from (watched for reload)
      */
-    public EdgeConfig(ListenConfig listen, Optional<AdminConfig> admin, UpstreamConfig upstream, StoreKind store,
+    public EdgeConfig(ListenConfig listen, Optional<AdminConfig> admin, UpstreamConfig upstream, StoreConfig store,
             ProblemConfig problem, int softLimitPercent, Plan anonymousPlan, Map<String, Plan> plans,
             Map<String, KeyBinding> keys, RouteTable routes, Optional<Path> source, List<Path> files) {
+        this(listen, admin, upstream, store, problem, softLimitPercent, anonymousPlan, plans, keys, routes, source,
+                files, List.of());
+    }
+
+    /**
+     * As above, with where each plan was written ({@code planSites}), so that
+     * {@link #validatePlans} names the file and line of a plan a store refuses (the reader passes them).
+     */
+    public EdgeConfig(ListenConfig listen, Optional<AdminConfig> admin, UpstreamConfig upstream, StoreConfig store,
+            ProblemConfig problem, int softLimitPercent, Plan anonymousPlan, Map<String, Plan> plans,
+            Map<String, KeyBinding> keys, RouteTable routes, Optional<Path> source, List<Path> files,
+            List<PlanSite> planSites) {
         this.listen = Objects.requireNonNull(listen, "listen");
         this.admin = Objects.requireNonNull(admin, "admin");
         this.upstream = Objects.requireNonNull(upstream, "upstream");
@@ -109,6 +126,7 @@ public final class EdgeConfig {
         this.routes = Objects.requireNonNull(routes, "routes");
         this.source = Objects.requireNonNull(source, "source");
         this.files = List.copyOf(files);
+        this.planSites = List.copyOf(planSites);
     }
 
     /**
@@ -138,6 +156,22 @@ public final class EdgeConfig {
         return config;
     }
 
+    /** The {@code shedding:}, {@code idempotency:} and {@code escalation:} sections (issue 5). */
+    public ProtectionConfig protection() {
+        return protection;
+    }
+
+    /** This configuration with other protection sections. */
+    public EdgeConfig withProtection(ProtectionConfig newProtection) {
+        return new EdgeConfig(listen, admin, upstream, store, problem, softLimitPercent, anonymousPlan, plans, keys,
+                routes, source, files, planSites).carrying(Objects.requireNonNull(newProtection, "newProtection"));
+    }
+
+    private EdgeConfig carrying(ProtectionConfig p) {
+        this.protection = p;
+        return this;
+    }
+
     public ListenConfig listen() {
         return listen;
     }
@@ -151,8 +185,50 @@ public final class EdgeConfig {
         return upstream;
     }
 
-    public StoreKind store() {
+    /** Where limiter state lives: {@link StoreConfig#MEMORY} or a shared Redis. Fixed at start. */
+    public StoreConfig store() {
         return store;
+    }
+
+    /**
+     * Asks {@code check} (a store's {@code validate}) about every plan a request can be decided under:
+     * each configured plan, each key's effective plan (overrides, renewal days) and the anonymous plan,
+     * each distinct plan once. The edge calls it at start and before a reload is applied (SPEC §3.14: a
+     * plan the store cannot represent fails at load, not on a request).
+     *
+     * @throws ConfigException listing every plan {@code check} refused with an
+     *     {@link IllegalArgumentException}, each at the file, line and field where it was written
+     *     ({@code plans.free} or {@code key-overrides.sk_1}; line 0 for a plan not read from a file)
+     */
+    public void validatePlans(Consumer<Plan> check) {
+        Objects.requireNonNull(check, "check");
+        Map<Plan, PlanSite> byPlan = new HashMap<>();
+        Map<String, PlanSite> byName = new HashMap<>();
+        for (PlanSite site : planSites) {
+            byPlan.putIfAbsent(site.plan(), site);
+            if (site.path().equals("plans." + site.plan().name())) {
+                byName.putIfAbsent(site.plan().name(), site);
+            }
+        }
+        Set<Plan> all = new LinkedHashSet<>(plans.values());
+        keys.values().forEach(b -> all.add(b.plan()));
+        all.add(anonymousPlan);
+        String sourceName = source.map(Path::toString).orElse("(configuration)");
+        Set<ConfigProblem> refused = new LinkedHashSet<>(); // a plan and its renewal-day copies: one line
+        for (Plan plan : all) {
+            try {
+                check.accept(plan);
+            } catch (IllegalArgumentException e) {
+                // an anchored copy (renewal-day) is written where its plan is
+                PlanSite site = byPlan.getOrDefault(plan, byName.get(plan.name()));
+                refused.add(site == null
+                        ? new ConfigProblem(sourceName, 0, "plans." + plan.name(), e.getMessage())
+                        : new ConfigProblem(site.source(), site.line(), site.path(), e.getMessage()));
+            }
+        }
+        if (!refused.isEmpty()) {
+            throw new ConfigException(List.copyOf(refused));
+        }
     }
 
     public ProblemConfig problem() {
@@ -205,7 +281,7 @@ public final class EdgeConfig {
 
     public EdgeConfig withListen(ListenConfig newListen) {
         return new EdgeConfig(newListen, admin, upstream, store, problem, softLimitPercent, anonymousPlan, plans,
-                keys, routes, source, files);
+                keys, routes, source, files, planSites).carrying(protection);
     }
 
     /** A copy with the admin endpoint on {@code port} (0: any free port). */
@@ -216,7 +292,7 @@ public final class EdgeConfig {
     /** A copy with the admin endpoint replaced; empty disables it. */
     public EdgeConfig withAdmin(Optional<AdminConfig> newAdmin) {
         return new EdgeConfig(listen, newAdmin, upstream, store, problem, softLimitPercent, anonymousPlan, plans,
-                keys, routes, source, files);
+                keys, routes, source, files, planSites).carrying(protection);
     }
 
     /**
@@ -230,7 +306,7 @@ public final class EdgeConfig {
 
     public EdgeConfig withUpstream(UpstreamConfig newUpstream) {
         return new EdgeConfig(listen, admin, newUpstream, store, problem, softLimitPercent, anonymousPlan, plans,
-                keys, routes, source, files);
+                keys, routes, source, files, planSites).carrying(protection);
     }
 
     /**
@@ -252,19 +328,25 @@ public final class EdgeConfig {
         Map<String, KeyBinding> more = new LinkedHashMap<>(keys);
         more.put(apiKey, new KeyBinding(apiKey, plan, 0));
         return new EdgeConfig(listen, admin, upstream, store, problem, softLimitPercent, anonymousPlan, plans,
-                more, routes, source, files);
+                more, routes, source, files, planSites).carrying(protection);
+    }
+
+    /** A copy with another store section (a reload keeps the running one: the store is fixed at start). */
+    public EdgeConfig withStore(StoreConfig newStore) {
+        return new EdgeConfig(listen, admin, upstream, newStore, problem, softLimitPercent, anonymousPlan, plans,
+                keys, routes, source, files, planSites).carrying(protection);
     }
 
     /** A copy with another route table (tests; a reload reads the file). */
     public EdgeConfig withRoutes(RouteTable newRoutes) {
         return new EdgeConfig(listen, admin, upstream, store, problem, softLimitPercent, anonymousPlan, plans,
-                keys, newRoutes, source, files);
+                keys, newRoutes, source, files, planSites).carrying(protection);
     }
 
     @Override
     public String toString() {
         return "EdgeConfig[" + source.map(Path::toString).orElse("(text)") + ", listen " + listen.host() + ":"
-                + listen.port() + ", upstream " + upstream.url() + ", " + plans.size() + " plans, " + keys.size()
-                + " keys, " + routes.routes().size() + " routes]";
+                + listen.port() + ", upstream " + upstream.url() + ", store " + store + ", " + plans.size()
+                + " plans, " + keys.size() + " keys, " + routes.routes().size() + " routes]";
     }
 }

@@ -1,5 +1,6 @@
 package dev.sluice.edge;
 
+import dev.sluice.limiter.idempotency.IdempotencyStore;
 import dev.sluice.edge.pipeline.EdgeStage;
 import dev.sluice.edge.softlimit.LoggingQuotaWarningSink;
 import dev.sluice.edge.softlimit.QuotaWarningSink;
@@ -23,9 +24,12 @@ import java.util.Optional;
  * @param registry the Prometheus registry served on the admin port; empty: a new one
  * @param stages decision stages run before the limiter, in order (see {@link EdgeStage})
  * @param watchConfig whether to reload when the configuration file (or its key file) changes
+ * @param idempotencyStore where idempotency records live (SPEC §3.11); empty: an in-memory store on
+ *     {@code time}, closed with the edge
  */
 public record EdgeOptions(TimeSource time, Optional<LimiterStore> store, QuotaWarningSink quotaWarningSink,
-        Optional<PrometheusMeterRegistry> registry, List<EdgeStage> stages, boolean watchConfig) {
+        Optional<PrometheusMeterRegistry> registry, List<EdgeStage> stages, boolean watchConfig,
+        Optional<IdempotencyStore> idempotencyStore) {
 
     public EdgeOptions {
         Objects.requireNonNull(time, "time");
@@ -33,6 +37,18 @@ public record EdgeOptions(TimeSource time, Optional<LimiterStore> store, QuotaWa
         Objects.requireNonNull(quotaWarningSink, "quotaWarningSink");
         Objects.requireNonNull(registry, "registry");
         stages = List.copyOf(stages);
+        Objects.requireNonNull(idempotencyStore, "idempotencyStore");
+    }
+
+    /** The options of earlier releases: an in-memory idempotency store. */
+    public EdgeOptions(TimeSource time, Optional<LimiterStore> store, QuotaWarningSink quotaWarningSink,
+            Optional<PrometheusMeterRegistry> registry, List<EdgeStage> stages, boolean watchConfig) {
+        this(time, store, quotaWarningSink, registry, stages, watchConfig, Optional.empty());
+    }
+
+    /** Uses {@code newStore} for idempotency records (not closed by the edge). */
+    public EdgeOptions withIdempotencyStore(IdempotencyStore newStore) {
+        return new EdgeOptions(time, store, quotaWarningSink, registry, stages, watchConfig, Optional.of(newStore));
     }
 
     /** The system clock, an in-memory store, a log sink, a new registry, no stages, no file watching. */
@@ -42,28 +58,28 @@ public record EdgeOptions(TimeSource time, Optional<LimiterStore> store, QuotaWa
     }
 
     public EdgeOptions withTime(TimeSource newTime) {
-        return new EdgeOptions(newTime, store, quotaWarningSink, registry, stages, watchConfig);
+        return new EdgeOptions(newTime, store, quotaWarningSink, registry, stages, watchConfig, idempotencyStore);
     }
 
     /** Uses {@code newStore} (not closed by the edge). */
     public EdgeOptions withStore(LimiterStore newStore) {
-        return new EdgeOptions(time, Optional.of(newStore), quotaWarningSink, registry, stages, watchConfig);
+        return new EdgeOptions(time, Optional.of(newStore), quotaWarningSink, registry, stages, watchConfig, idempotencyStore);
     }
 
     public EdgeOptions withQuotaWarningSink(QuotaWarningSink sink) {
-        return new EdgeOptions(time, store, sink, registry, stages, watchConfig);
+        return new EdgeOptions(time, store, sink, registry, stages, watchConfig, idempotencyStore);
     }
 
     public EdgeOptions withRegistry(PrometheusMeterRegistry newRegistry) {
-        return new EdgeOptions(time, store, quotaWarningSink, Optional.of(newRegistry), stages, watchConfig);
+        return new EdgeOptions(time, store, quotaWarningSink, Optional.of(newRegistry), stages, watchConfig, idempotencyStore);
     }
 
     public EdgeOptions withStages(List<EdgeStage> newStages) {
-        return new EdgeOptions(time, store, quotaWarningSink, registry, newStages, watchConfig);
+        return new EdgeOptions(time, store, quotaWarningSink, registry, newStages, watchConfig, idempotencyStore);
     }
 
     /** Reloads on changes of the configuration's files (a WatchService on their folders). */
     public EdgeOptions withWatchConfig(boolean watch) {
-        return new EdgeOptions(time, store, quotaWarningSink, registry, stages, watch);
+        return new EdgeOptions(time, store, quotaWarningSink, registry, stages, watch, idempotencyStore);
     }
 }

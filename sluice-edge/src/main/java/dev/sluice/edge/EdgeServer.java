@@ -1,6 +1,24 @@
 package dev.sluice.edge;
 
+import dev.sluice.edge.config.ProtectionConfig;
+import dev.sluice.edge.config.UpstreamConfig;
+import dev.sluice.edge.escalation.RetryLoopEscalation;
+import dev.sluice.edge.idempotency.IdempotencyStage;
+import dev.sluice.edge.pipeline.EdgeStage;
+import dev.sluice.edge.response.Problems;
+import dev.sluice.edge.shedding.CriticalityShedder;
+import dev.sluice.limiter.Plan;
+import dev.sluice.limiter.config.KeyBinding;
+import dev.sluice.limiter.idempotency.IdempotencyStore;
+import dev.sluice.limiter.idempotency.InMemoryIdempotencyStore;
+import io.micrometer.core.instrument.Gauge;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+
 import dev.sluice.edge.config.AdminConfig;
+import dev.sluice.edge.config.StoreConfig;
 import dev.sluice.edge.decision.EdgeDecider;
 import dev.sluice.edge.decision.EdgeRules;
 import dev.sluice.edge.internal.ConfigWatcher;
@@ -49,9 +67,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Reload</b> (SPEC §3.13a): {@link #reload(EdgeConfig)} or {@link #reloadFromSource()} swap
  * plans, keys, overrides, routes, problem types, soft limit and the anonymous plan at once; requests
- * in progress finish under the rules they started with. {@code listen}, {@code admin} and
- * {@code upstream} are fixed at start (a change is logged and ignored). An invalid file is refused
- * with {@link ConfigException} and the running configuration stays. With
+ * in progress finish under the rules they started with. {@code listen}, {@code admin},
+ * {@code upstream} and {@code store} are fixed at start (a change is logged and ignored). An invalid
+ * file, or one with a plan the store refuses ({@link dev.sluice.limiter.spi.LimiterStore#validate}), is
+ * refused with {@link ConfigException} and the running configuration stays. With
  * {@link EdgeOptions#withWatchConfig(boolean)} the file (and its key file) is watched.
  *
  * <p>Thread-safe. {@link #close()} stops listening, closes connections and the upstream pool, and
@@ -75,6 +94,11 @@ public final class EdgeServer implements AutoCloseable {
     private final String transport;
     private volatile EdgeConfig config;
     private EdgeConfig lastReloaded; // guarded by this
+    // the protection stages (issue 5); set once in start() before the server is returned
+    private CriticalityShedder shedder;
+    private RetryLoopEscalation escalation;
+    private IdempotencyStore idempotencyStore;
+    private boolean ownsIdempotencyStore;
 
     private EdgeServer(EventLoopGroup group, Channel server, Channel admin, ChannelGroup connections, UpstreamPool pool,
             EdgeDecider decider, LimiterStore store, boolean ownsStore, PrometheusMeterRegistry registry,
@@ -98,19 +122,32 @@ public final class EdgeServer implements AutoCloseable {
     }
 
     /**
-     * Binds the public (and admin) port and returns once the edge accepts connections.
+     * Binds the public (and admin) port and returns once the edge accepts connections. The limiter store
+     * is {@link EdgeOptions#store()} when given, else an in-memory one; a configuration with a shared
+     * store ({@code store: redis://…}) needs the store passed in (the {@code sluice} command builds it:
+     * this module does not depend on Redis). Every plan is checked by the store's
+     * {@link LimiterStore#validate} first.
      *
-     * @throws IllegalStateException when a port cannot be bound or the transport cannot load; nothing
-     *     is left running then
+     * @throws IllegalStateException when a port cannot be bound, the transport cannot load, or the
+     *     configuration names a shared store and none was passed; nothing is left running then
+     * @throws ConfigException when the store refuses a plan (each named by file, line and field)
      */
     public static EdgeServer start(EdgeConfig config, EdgeOptions options) {
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(options, "options");
+        if (options.store().isEmpty() && config.store() instanceof StoreConfig.Redis redis) {
+            throw new IllegalStateException("store: " + redis.maskedUrl() + " is a shared Redis store, which this "
+                    + "module does not build: pass it with EdgeOptions.withStore(...) (the sluice command does)");
+        }
+        options.store().ifPresent(s -> config.validatePlans(s::validate));
         Transports transports = Transports.select(config.listen().transport());
         int threads = config.listen().ioThreads() > 0 ? config.listen().ioThreads()
                 : Runtime.getRuntime().availableProcessors();
         LimiterStore store = options.store().orElseGet(() -> new InMemoryLimiterStore(options.time()));
         boolean ownsStore = options.store().isEmpty();
+        requireConcurrencySupport(config, store);
+        IdempotencyStore idempotencyStore = options.idempotencyStore()
+                .orElseGet(() -> new InMemoryIdempotencyStore(options.time()));
         PrometheusMeterRegistry registry = options.registry()
                 .orElseGet(() -> new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
         // resolved here, once, so no DNS lookup ever runs on an event loop
@@ -123,7 +160,30 @@ public final class EdgeServer implements AutoCloseable {
         UpstreamPool pool = null;
         try {
             pool = new UpstreamPool(group, transports, config.upstream(), upstreamAddress, threads);
-            EdgeDecider decider = new EdgeDecider(new EdgeRules(config), store, options.time(), options.stages());
+            AtomicReference<EdgeDecider> deciderRef = new AtomicReference<>();
+            Supplier<Problems> problems = () -> deciderRef.get().rules().problems();
+            ProtectionConfig protection = config.protection();
+            RetryLoopEscalation escalation = new RetryLoopEscalation(protection.escalation(), options.time(), problems);
+            UpstreamConfig up = config.upstream();
+            Duration lease = protection.idempotency().lease().isZero()
+                    ? up.connectTimeout().plus(up.responseTimeout()).plusSeconds(5) : protection.idempotency().lease();
+            IdempotencyStage idempotency = new IdempotencyStage(protection.idempotency(), idempotencyStore, lease,
+                    options.time(), problems);
+            CriticalityShedder shedder = new CriticalityShedder(protection.sheddingFor(up.poolSize()), options.time(),
+                    problems);
+            List<EdgeStage> stages = new ArrayList<>();
+            // escalation first (a blocked key costs nothing more), then replays (they need no upstream
+            // capacity), then the shedder (a shed request is never charged), then the caller's stages
+            stages.add(escalation);
+            stages.add(idempotency);
+            stages.add(shedder);
+            stages.addAll(options.stages());
+            EdgeDecider decider = new EdgeDecider(new EdgeRules(config), store, options.time(), stages);
+            deciderRef.set(decider);
+            Gauge.builder("sluice.edge.shedder.limit", shedder, CriticalityShedder::limit)
+                    .description("The shedder's concurrency limit (static or adaptive)").register(registry);
+            Gauge.builder("sluice.edge.shedder.in.flight", shedder, CriticalityShedder::inFlight)
+                    .description("Requests past the shedder and not yet ended").register(registry);
             EdgeContext context = new EdgeContext(decider, pool, new EdgeMetrics(registry),
                     new SoftLimitNotifier(options.quotaWarningSink()), options.time(), config.listen());
             Channel server = bind(new ServerBootstrap().group(group).channel(transports.serverChannel())
@@ -147,6 +207,10 @@ public final class EdgeServer implements AutoCloseable {
             }
             EdgeServer edge = new EdgeServer(group, server, admin, connections, pool, decider, store, ownsStore,
                     registry, transports.name(), config);
+            edge.shedder = shedder;
+            edge.escalation = escalation;
+            edge.idempotencyStore = idempotencyStore;
+            edge.ownsIdempotencyStore = options.idempotencyStore().isEmpty();
             if (options.watchConfig() && config.source().isPresent()) {
                 edge.watcher = ConfigWatcher.start(config.files(), edge::reloadQuietly);
             }
@@ -160,6 +224,9 @@ public final class EdgeServer implements AutoCloseable {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
             if (ownsStore) {
                 store.close();
+            }
+            if (options.idempotencyStore().isEmpty()) {
+                idempotencyStore.close();
             }
             throw e;
         }
@@ -213,10 +280,13 @@ public final class EdgeServer implements AutoCloseable {
      * Applies {@code next}'s plans, keys, overrides, routes, problem settings, soft limit and
      * anonymous plan (SPEC §3.13a). Limiter state is kept: a key keeps what it has spent.
      *
-     * @return the configuration now in force ({@code next} with the running listen, admin and upstream)
+     * @return the configuration now in force ({@code next} with the running listen, admin, upstream and
+     *     store)
+     * @throws ConfigException when the store refuses one of {@code next}'s plans; nothing changes then
      */
     public synchronized EdgeConfig reload(EdgeConfig next) {
         EdgeConfig running = config;
+        next.validatePlans(store::validate); // ConfigException: refused, the running rules stay
         EdgeConfig previous = lastReloaded;
         if (previous != null && (!next.listen().equals(previous.listen()) || !next.admin().equals(previous.admin())
                 || !next.upstream().equals(previous.upstream()))) {
@@ -224,9 +294,13 @@ public final class EdgeServer implements AutoCloseable {
                     running.listen().port(), running.admin().map(AdminConfig::port).orElse(-1),
                     running.upstream().url());
         }
+        if (!next.store().equals(running.store())) {
+            LOG.warn("reload: the store is fixed at start; keeping {} until a restart", running.store());
+        }
         lastReloaded = next;
         EdgeConfig applied = next.withListen(running.listen()).withAdmin(running.admin())
-                .withUpstream(running.upstream());
+                .withUpstream(running.upstream()).withStore(running.store());
+        requireConcurrencySupport(applied, store);
         decider.update(new EdgeRules(applied));
         config = applied;
         LOG.info("reloaded configuration: {}", applied);
@@ -277,6 +351,46 @@ public final class EdgeServer implements AutoCloseable {
                 .awaitUninterruptibly(Duration.ofSeconds(5).toMillis());
         if (ownsStore) {
             store.close();
+        }
+        if (ownsIdempotencyStore) {
+            idempotencyStore.close();
+        }
+    }
+
+    /** The criticality shedder (SPEC §3.9): its limit and in-flight count. */
+    public CriticalityShedder shedder() {
+        return shedder;
+    }
+
+    /** The retry-loop escalation stage (SPEC §3.12). */
+    public RetryLoopEscalation escalation() {
+        return escalation;
+    }
+
+    /** Where idempotency records live (SPEC §3.11). */
+    public IdempotencyStore idempotencyStore() {
+        return idempotencyStore;
+    }
+
+    /**
+     * A plan with a concurrent-requests policy needs a store that gives slots back
+     * ({@link LimiterStore#supportsConcurrencyPolicies()}); refuse such a configuration at start and reload.
+     */
+    private static void requireConcurrencySupport(EdgeConfig config, LimiterStore store) {
+        if (store.supportsConcurrencyPolicies()) {
+            return;
+        }
+        for (Plan p : config.plans().values()) {
+            if (p.hasConcurrencyPolicy()) {
+                throw new IllegalStateException("plan " + p.name() + " has a concurrent-requests policy, which the "
+                        + store.getClass().getSimpleName() + " cannot hold");
+            }
+        }
+        for (KeyBinding b : config.keys().values()) {
+            if (b.plan().hasConcurrencyPolicy()) {
+                throw new IllegalStateException("key plan " + b.plan().name() + " has a concurrent-requests policy, "
+                        + "which the " + store.getClass().getSimpleName() + " cannot hold");
+            }
         }
     }
 

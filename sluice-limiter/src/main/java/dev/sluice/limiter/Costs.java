@@ -3,7 +3,9 @@ package dev.sluice.limiter;
 /**
  * What one request costs, per quota unit (SPEC §1 "cost", §3.10): a policy counting
  * {@link QuotaUnit#REQUESTS} is charged the route's cost, a policy counting
- * {@link QuotaUnit#CONTENT_BYTES} the request's {@code Content-Length}.
+ * {@link QuotaUnit#CONTENT_BYTES} the request's {@code Content-Length}, a
+ * {@link QuotaUnit#CONCURRENT_REQUESTS} policy one unit (the request occupies one slot while in
+ * flight, whatever its cost).
  *
  * @param requests the route cost in requests (default 1), ≥ 0
  * @param contentBytes the request's {@code Content-Length} in bytes, ≥ 0 (0 when it has no body)
@@ -33,7 +35,7 @@ public record Costs(long requests, long contentBytes) {
         return switch (policy.unit()) {
             case REQUESTS -> requests;
             case CONTENT_BYTES -> contentBytes;
-            case CONCURRENT_REQUESTS -> throw new IllegalArgumentException("concurrent-requests is not charged");
+            case CONCURRENT_REQUESTS -> 1;
         };
     }
 }

@@ -21,6 +21,8 @@ public final class Plan {
     private final List<Policy> policies;
     private final GcraParams[] gcra;
     private final boolean hasQuota;
+    private final boolean[] concurrency;
+    private final boolean hasConcurrency;
     private final int hash;
     /** the RateLimit-Policy field, serialised on first use (a benign race: the value is a constant) */
     private String rateLimitPolicyField;
@@ -43,14 +45,21 @@ public final class Plan {
         this.name = name;
         this.policies = List.copyOf(policies);
         this.gcra = new GcraParams[policies.size()];
+        this.concurrency = new boolean[policies.size()];
         boolean quota = false;
+        boolean conc = false;
         for (int i = 0; i < policies.size(); i++) {
             switch (policies.get(i)) {
                 case BurstPolicy b -> gcra[i] = b.gcraParams();
                 case QuotaPolicy q -> quota = true;
+                case ConcurrencyPolicy c -> {
+                    concurrency[i] = true;
+                    conc = true;
+                }
             }
         }
         this.hasQuota = quota;
+        this.hasConcurrency = conc;
         this.hash = name.hashCode() * 31 + this.policies.hashCode();
     }
 
@@ -117,6 +126,19 @@ public final class Plan {
     /** Whether the policy at {@code index} is a {@link BurstPolicy} (a cheap test for hot paths). */
     public boolean isBurst(int index) {
         return gcra[index] != null;
+    }
+
+    /** Whether the policy at {@code index} is a {@link ConcurrencyPolicy} (a cheap test for hot paths). */
+    public boolean isConcurrency(int index) {
+        return concurrency[index];
+    }
+
+    /**
+     * Whether any policy is a {@link ConcurrencyPolicy}: an {@link Allowed} of this plan holds slots
+     * until {@link dev.sluice.limiter.spi.LimiterStore#release} gives them back.
+     */
+    public boolean hasConcurrencyPolicy() {
+        return hasConcurrency;
     }
 
     /** Whether any policy is a calendar quota (a store then needs the wall clock). */

@@ -3,14 +3,15 @@ package dev.sluice.limiter;
 import dev.sluice.wire.snapshot.Outcome;
 
 /**
- * One named limit of a {@link Plan} (SPEC §1): a {@link BurstPolicy} (token bucket, GCRA) or a
- * {@link QuotaPolicy} (calendar window). Immutable and thread-safe.
+ * One named limit of a {@link Plan} (SPEC §1): a {@link BurstPolicy} (token bucket, GCRA), a
+ * {@link QuotaPolicy} (calendar window) or a {@link ConcurrencyPolicy} (requests in flight).
+ * Immutable and thread-safe.
  *
  * <p>Every policy has the {@code RateLimit-Policy} parameters of SPEC §2.1: a name, the quota
  * {@code q}, the window {@code w} in seconds, the quota unit {@code qu} and an optional partition
  * key {@code pk}.
  */
-public sealed interface Policy permits BurstPolicy, QuotaPolicy {
+public sealed interface Policy permits BurstPolicy, QuotaPolicy, ConcurrencyPolicy {
 
     /** The policy's name: the String item of the {@code RateLimit} / {@code RateLimit-Policy} member. */
     String name();
@@ -20,7 +21,8 @@ public sealed interface Policy permits BurstPolicy, QuotaPolicy {
 
     /**
      * {@code w} in seconds: the burst refill period (the whole bucket refills in {@code w}), or the
-     * quota window's nominal length (86,400 for daily; 2,592,000, i.e. 30 days, for monthly).
+     * quota window's nominal length (86,400 for daily; 2,592,000, i.e. 30 days, for monthly); 0 for
+     * a {@link ConcurrencyPolicy}, which has no window (no {@code w} on the wire).
      */
     long windowSeconds();
 
@@ -37,12 +39,14 @@ public sealed interface Policy permits BurstPolicy, QuotaPolicy {
     /**
      * What a denial by this policy means for the client (SPEC §1, §3.4): a burst policy clears in
      * seconds ({@link Outcome#RATE_LIMITED}), a quota policy at a window reset
-     * ({@link Outcome#QUOTA_EXHAUSTED}).
+     * ({@link Outcome#QUOTA_EXHAUSTED}); a concurrency policy clears when a request of the key ends
+     * ({@link Outcome#RATE_LIMITED}: retryable within seconds).
      */
     default Outcome denialOutcome() {
         return switch (this) {
             case BurstPolicy b -> Outcome.RATE_LIMITED;
             case QuotaPolicy q -> Outcome.QUOTA_EXHAUSTED;
+            case ConcurrencyPolicy c -> Outcome.RATE_LIMITED;
         };
     }
 
@@ -65,8 +69,8 @@ public sealed interface Policy permits BurstPolicy, QuotaPolicy {
             throw new IllegalArgumentException("unit: must not be null (policy " + name + ")");
         }
         if (unit == QuotaUnit.CONCURRENT_REQUESTS) {
-            throw new IllegalArgumentException(
-                    "unit: concurrent-requests is not a burst or quota unit (policy " + name + ")");
+            throw new IllegalArgumentException("unit: concurrent-requests is not a burst or quota unit; use a"
+                    + " concurrency policy (policy " + name + ")");
         }
     }
 }

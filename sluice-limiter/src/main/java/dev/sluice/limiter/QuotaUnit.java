@@ -12,8 +12,8 @@ public enum QuotaUnit {
     /** One unit per byte of request content: a request costs its {@code Content-Length}. */
     CONTENT_BYTES("content-bytes"),
     /**
-     * Requests in flight at once. Listed because the header vocabulary has it; burst and quota
-     * policies do not count in this unit, so {@link BurstPolicy} and {@link QuotaPolicy} reject it.
+     * Requests in flight at once: the unit of a {@link ConcurrencyPolicy} only (burst and quota
+     * policies do not count in this unit, so {@link BurstPolicy} and {@link QuotaPolicy} reject it).
      */
     CONCURRENT_REQUESTS("concurrent-requests");
 

@@ -80,7 +80,12 @@ public final class RedisEndpoint implements AutoCloseable {
             install(given);
             markUp("wrapped connection");
         } else {
-            this.uri = RedisURI.create(config.uri());
+            try {
+                this.uri = RedisURI.create(config.uri());
+            } catch (RuntimeException e) {
+                timer.shutdownNow();
+                throw e;
+            }
             this.resources = ClientResources.builder()
                     .ioThreadPoolSize(2)
                     .computationThreadPoolSize(2)

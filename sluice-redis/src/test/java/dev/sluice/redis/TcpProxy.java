@@ -51,10 +51,36 @@ public final class TcpProxy implements AutoCloseable {
         sockets.clear();
     }
 
-    /** Listens again on the same port. */
+    /**
+     * Listens again on the same port. A socket of the stopped proxy can hold the port for a moment
+     * after {@link #stop()} (seen about once in twenty runs on a loaded machine), so this retries
+     * for up to 3 s; if the port is still taken it fails listing the sockets that hold it.
+     */
     public synchronized void start() throws IOException {
-        if (server == null) {
-            accept(listen(port));
+        if (server != null) {
+            return;
+        }
+        long deadline = System.nanoTime() + 3_000_000_000L;
+        for (;;) {
+            try {
+                accept(listen(port));
+                return;
+            } catch (java.net.BindException e) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new java.net.BindException(e.getMessage() + " (port " + port + "): " + socketsOn(port));
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(20_000_000L);
+            }
+        }
+    }
+
+    private static String socketsOn(int port) {
+        try {
+            Process p = new ProcessBuilder("ss", "-tanpo", "( sport = :" + port + " or dport = :" + port + " )")
+                    .redirectErrorStream(true).start();
+            return new String(p.getInputStream().readAllBytes());
+        } catch (IOException e) {
+            return "(ss unavailable: " + e.getMessage() + ")";
         }
     }
 

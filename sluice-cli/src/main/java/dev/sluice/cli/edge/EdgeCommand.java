@@ -4,10 +4,14 @@ import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.EdgeOptions;
 import dev.sluice.edge.EdgeServer;
 import dev.sluice.limiter.config.ConfigException;
+import dev.sluice.limiter.idempotency.IdempotencyStore;
+import dev.sluice.limiter.spi.LimiterStore;
+import dev.sluice.time.TimeSource;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -19,7 +23,8 @@ import picocli.CommandLine.Spec;
  * {@code sluice edge --config FILE}: runs the edge (SPEC §3) until the process is stopped (or the
  * command's thread interrupted). The configuration is re-read when its file changes and on
  * {@code SIGHUP}; a broken file is refused with its errors logged and the running configuration kept
- * (SPEC §3.13a).
+ * (SPEC §3.13a). The limiter store is the one its {@code store} section names ({@link EdgeStores}):
+ * memory, or a Redis shared by every replica (SPEC §3.14).
  */
 @Command(name = "edge", mixinStandardHelpOptions = true,
         description = {"Runs the rate-limiting edge in front of one upstream API (HTTP/1.1 and h2c on one port).",
@@ -75,29 +80,51 @@ public final class EdgeCommand implements Callable<Integer> {
             err.println("sluice edge: " + e.getMessage());
             return 2;
         }
+        LimiterStore store;
+        try {
+            store = EdgeStores.open(c.store(), TimeSource.system());
+        } catch (IllegalArgumentException e) {
+            err.println("sluice edge: " + config + ": store: " + e.getMessage());
+            return 2;
+        }
+        Optional<IdempotencyStore> records = EdgeStores.idempotency(c, store);
+        EdgeOptions options = EdgeOptions.defaults().withStore(store).withWatchConfig(!noWatch);
         EdgeServer edge;
         try {
-            edge = EdgeServer.start(c, EdgeOptions.defaults().withWatchConfig(!noWatch));
+            edge = EdgeServer.start(c, records.map(options::withIdempotencyStore).orElse(options));
+        } catch (ConfigException e) {
+            records.ifPresent(IdempotencyStore::close);
+            store.close();
+            err.println("sluice edge: " + config + " has errors:");
+            err.println(e.getMessage());
+            return 2;
         } catch (IllegalStateException e) {
+            records.ifPresent(IdempotencyStore::close);
+            store.close();
             err.println("sluice edge: " + e.getMessage());
             return 1;
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Thread hook = new Thread(() -> {
             edge.close();
+            records.ifPresent(IdempotencyStore::close);
+            store.close();
             stopped.countDown();
         }, "sluice-edge-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         Hangup.install(edge::reloadFromSourceLogged);
         out.println("sluice edge: listening on " + edge.address() + " (" + edge.transport() + "), metrics on "
                 + (edge.adminPort() < 0 ? "off" : c.admin().orElseThrow().host() + ":" + edge.adminPort() + "/metrics")
-                + ", upstream " + c.upstream().url());
+                + ", upstream " + c.upstream().url() + ", store " + c.store()
+                + (records.isPresent() ? " (idempotency records too)" : ""));
         out.flush();
         try {
             stopped.await();
         } catch (InterruptedException e) {
             Runtime.getRuntime().removeShutdownHook(hook);
             edge.close();
+            records.ifPresent(IdempotencyStore::close);
+            store.close();
             Thread.currentThread().interrupt();
         }
         return 0;

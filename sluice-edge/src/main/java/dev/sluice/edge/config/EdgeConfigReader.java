@@ -1,11 +1,13 @@
 package dev.sluice.edge.config;
 
 import dev.sluice.edge.EdgeConfig;
+import dev.sluice.edge.idempotency.IdempotencyConfig;
 import dev.sluice.edge.route.Criticality;
 import dev.sluice.edge.route.PathPattern;
 import dev.sluice.edge.route.Route;
 import dev.sluice.edge.route.RouteTable;
 import dev.sluice.limiter.BurstPolicy;
+import dev.sluice.limiter.ConcurrencyPolicy;
 import dev.sluice.limiter.Plan;
 import dev.sluice.limiter.Policy;
 import dev.sluice.limiter.QuotaPolicy;
@@ -13,6 +15,7 @@ import dev.sluice.limiter.config.ConfigNode;
 import dev.sluice.limiter.config.ConfigProblems;
 import dev.sluice.limiter.config.KeyBinding;
 import dev.sluice.limiter.config.LimiterConfig;
+import dev.sluice.limiter.spi.FailureMode;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
@@ -41,7 +44,9 @@ import java.util.regex.Pattern;
  * {@code path} (required, see {@link PathPattern}), {@code cost} (default 1), {@code criticality}
  * ({@code CRITICAL_PLUS | CRITICAL | SHEDDABLE_PLUS | SHEDDABLE}, default {@code CRITICAL}),
  * {@code anonymous}, {@code dry-run}, {@code idempotency-required} (default false), {@code handler}
- * ({@code proxy} (default) | {@code usage}).
+ * ({@code proxy} (default) | {@code usage}), {@code failure-mode} ({@code fail-open-degraded} |
+ * {@code fail-closed}; default: the store's). The {@code store} section is described at
+ * {@link StoreConfig}.
  *
  * <p>Stateless.
  */
@@ -59,7 +64,11 @@ public final class EdgeConfigReader {
     private static final Set<String> SOFT_LIMIT = Set.of("threshold-percent");
     private static final Set<String> ANONYMOUS = Set.of("plan");
     private static final Set<String> ROUTE = new LinkedHashSet<>(List.of("method", "path", "cost", "criticality",
-            "anonymous", "dry-run", "idempotency-required", "handler"));
+            "anonymous", "dry-run", "idempotency-required", "handler", "timeout",
+            "failure-mode"));
+    private static final Set<String> STORE = new LinkedHashSet<>(List.of("url", "replicas", "decision-timeout",
+            "failure-mode", "deny-cache", "lease", "key-prefix", "unavailable-retry-after"));
+    private static final Set<String> LEASE = new LinkedHashSet<>(List.of("units", "ttl"));
     private static final Set<String> OVERRIDE = new LinkedHashSet<>(List.of("q", "w"));
     private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(ms|s|m|h)");
     private static final Pattern HOST_PORT = Pattern.compile("(.+):(\\d{1,5})");
@@ -82,33 +91,47 @@ public final class EdgeConfigReader {
         if (!root.isMapping()) {
             return fallback(limiter, source);
         }
-        root.rejectUnknownFields(problems, TOP);
+        Set<String> top = new LinkedHashSet<>(TOP);
+        top.addAll(ProtectionConfigReader.SECTIONS);
+        root.rejectUnknownFields(problems, top);
         ListenConfig listen = root.get("listen").map(n -> readListen(n, problems)).orElse(ListenConfig.DEFAULT);
         Optional<AdminConfig> admin = root.get("admin").map(n -> readAdmin(n, problems))
                 .orElse(Optional.of(AdminConfig.DEFAULT));
         UpstreamConfig upstream = root.get("upstream").map(n -> readUpstream(n, problems))
                 .orElse(UpstreamConfig.DEFAULT);
-        EdgeConfig.StoreKind store = root.get("store").map(n -> readStore(n, problems))
-                .orElse(EdgeConfig.StoreKind.MEMORY);
+        StoreConfig store = root.get("store").map(n -> readStore(n, problems)).orElse(StoreConfig.MEMORY);
         ProblemConfig problem = root.get("problem").map(n -> readProblem(n, problems)).orElse(ProblemConfig.DEFAULT);
         int softLimit = root.get("soft-limit").map(n -> readSoftLimit(n, problems))
                 .orElse(EdgeConfig.DEFAULT_SOFT_LIMIT_PERCENT);
         Plan anonymous = root.get("anonymous").map(n -> readAnonymous(n, limiter.plans(), problems))
                 .orElse(EdgeConfig.DEFAULT_ANONYMOUS_PLAN);
         Map<String, KeyBinding> keys = new LinkedHashMap<>(limiter.keys());
-        root.get("key-overrides").ifPresent(n -> readOverrides(n, keys, problems));
+        List<PlanSite> sites = new ArrayList<>();
+        root.get("plans").ifPresent(plansNode -> plansNode.fields().forEach((name, node) -> {
+            Plan plan = limiter.plans().get(name);
+            if (plan != null) {
+                sites.add(new PlanSite(plan, node.source(), node.line(), node.path()));
+            }
+        }));
+        root.get("key-overrides").ifPresent(n -> readOverrides(n, keys, sites, problems));
         List<Route> routes = root.get("routes").map(n -> readRoutes(n, problems)).orElse(DEFAULT_ROUTES);
         List<Path> files = new ArrayList<>();
         source.ifPresent(files::add);
         root.get("key-file").filter(n -> n.kind() == ConfigNode.Kind.SCALAR && !n.text().isBlank())
                 .ifPresent(n -> files.add(n.resolve(n.text())));
+        ProtectionConfig protection = ProtectionConfigReader.read(root, upstream.poolSize(), problems);
+        if (protection.idempotency().store().equals(Optional.of(IdempotencyConfig.Store.REDIS))
+                && !(store instanceof StoreConfig.Redis)) {
+            root.get("idempotency").flatMap(n -> n.get("store")).ifPresent(n -> problems.add(n,
+                    "redis keeps the records on the store section's Redis: set store: redis://host:6379 too"));
+        }
         return new EdgeConfig(listen, admin, upstream, store, problem, softLimit, anonymous, limiter.plans(), keys,
-                new RouteTable(routes), source, files);
+                new RouteTable(routes), source, files, sites).withProtection(protection);
     }
 
     private static EdgeConfig fallback(LimiterConfig limiter, Optional<Path> source) {
         return new EdgeConfig(ListenConfig.DEFAULT, Optional.of(AdminConfig.DEFAULT), UpstreamConfig.DEFAULT,
-                EdgeConfig.StoreKind.MEMORY, ProblemConfig.DEFAULT, EdgeConfig.DEFAULT_SOFT_LIMIT_PERCENT,
+                StoreConfig.MEMORY, ProblemConfig.DEFAULT, EdgeConfig.DEFAULT_SOFT_LIMIT_PERCENT,
                 EdgeConfig.DEFAULT_ANONYMOUS_PLAN, limiter.plans(), limiter.keys(), new RouteTable(DEFAULT_ROUTES),
                 source, source.map(List::of).orElse(List.of()));
     }
@@ -215,13 +238,98 @@ public final class EdgeConfigReader {
         return new UpstreamConfig(url, connect, response, pool);
     }
 
-    private static EdgeConfig.StoreKind readStore(ConfigNode node, ConfigProblems problems) {
-        Optional<String> text = node.asText(problems);
-        if (text.isPresent() && !text.get().equals("memory")) {
-            problems.add(node, "must be memory (the only store of this build; a shared Redis store is "
-                    + "SPEC §3.14), was \"" + text.get() + "\"");
+    /** {@code memory}, {@code redis://host:port}, or a mapping: {@code url} and the settings of {@link StoreConfig}. */
+    private static StoreConfig readStore(ConfigNode node, ConfigProblems problems) {
+        if (!node.isMapping()) {
+            Optional<String> text = node.asText(problems);
+            if (text.isEmpty()) {
+                return StoreConfig.MEMORY;
+            }
+            String t = text.get().strip();
+            if (t.equals("memory")) {
+                return StoreConfig.MEMORY;
+            }
+            String urlProblem = StoreConfig.Redis.urlProblem(t);
+            if (urlProblem != null) {
+                problems.add(node, "must be memory or a redis:// URL, was " + (t.contains("@")
+                        ? "a URL with credentials" : "\"" + t + "\""));
+                return StoreConfig.MEMORY;
+            }
+            return StoreConfig.Redis.of(t);
         }
-        return EdgeConfig.StoreKind.MEMORY;
+        node.rejectUnknownFields(problems, STORE);
+        int before = problems.list().size();
+        StoreConfig.Redis d = StoreConfig.Redis.of("redis://127.0.0.1:6379");
+        String url = null;
+        Optional<ConfigNode> urlNode = node.get("url");
+        if (urlNode.isEmpty()) {
+            problems.add(node, "url: required (redis://host:6379; or write store: memory)");
+        } else {
+            Optional<String> text = urlNode.get().asText(problems);
+            if (text.isPresent()) {
+                String urlProblem = StoreConfig.Redis.urlProblem(text.get().strip());
+                if (urlProblem != null) {
+                    problems.add(urlNode.get(), urlProblem);
+                } else {
+                    url = text.get().strip();
+                }
+            }
+        }
+        int replicas = (int) intField(node, "replicas", 1, 10_000, d.replicas(), problems);
+        Duration timeout = node.get("decision-timeout").flatMap(n -> readDuration(n, problems))
+                .orElse(d.decisionTimeout());
+        if (timeout.compareTo(Duration.ofSeconds(10)) > 0) {
+            problems.add(node.get("decision-timeout").orElseThrow(), "must be at most 10s (a decision waits this "
+                    + "long before the failure mode answers), was " + timeout.toMillis() + "ms");
+        }
+        FailureMode mode = node.get("failure-mode").flatMap(n -> readFailureMode(n, problems))
+                .orElse(d.failureMode());
+        Duration denyCache = node.get("deny-cache").flatMap(n -> isOff(n) ? Optional.of(Duration.ZERO)
+                : readDuration(n, problems)).orElse(d.denyCacheMaxAge());
+        Optional<StoreConfig.Lease> lease = node.get("lease").flatMap(n -> readLease(n, problems));
+        String prefix = node.get("key-prefix").flatMap(n -> n.asText(problems)).orElse(d.keyPrefix());
+        Duration retryAfter = node.get("unavailable-retry-after").flatMap(n -> readDuration(n, problems))
+                .orElse(d.unavailableRetryAfter());
+        if (url == null || problems.list().size() != before) {
+            return StoreConfig.MEMORY; // not used: the problems refuse the file
+        }
+        return new StoreConfig.Redis(url, replicas, timeout, mode, denyCache, lease, prefix, retryAfter);
+    }
+
+    private static Optional<StoreConfig.Lease> readLease(ConfigNode node, ConfigProblems problems) {
+        if (isOff(node)) {
+            return Optional.empty();
+        }
+        if (!node.expectMapping(problems, "off, or units and ttl")) {
+            return Optional.empty();
+        }
+        node.rejectUnknownFields(problems, LEASE);
+        int before = problems.list().size();
+        if (node.get("units").isEmpty()) {
+            problems.add(node, "units: required (units charged per lease, >= 2)");
+        }
+        if (node.get("ttl").isEmpty()) {
+            problems.add(node, "ttl: required (how long a lease may be spent, e.g. 1s)");
+        }
+        long units = intField(node, "units", 2, 1_000_000, 2, problems);
+        Duration ttl = node.get("ttl").flatMap(n -> readDuration(n, problems)).orElse(Duration.ofSeconds(1));
+        return problems.list().size() != before ? Optional.empty() : Optional.of(new StoreConfig.Lease(units, ttl));
+    }
+
+    private static boolean isOff(ConfigNode node) {
+        return node.kind() == ConfigNode.Kind.SCALAR
+                && (node.text().equalsIgnoreCase("off") || node.text().equalsIgnoreCase("false"));
+    }
+
+    private static Optional<FailureMode> readFailureMode(ConfigNode node, ConfigProblems problems) {
+        return node.asText(problems).flatMap(t -> switch (t.strip().toLowerCase(Locale.ROOT)) {
+            case "fail-open-degraded" -> Optional.of(FailureMode.FAIL_OPEN_DEGRADED);
+            case "fail-closed" -> Optional.of(FailureMode.FAIL_CLOSED);
+            default -> {
+                problems.add(node, "must be fail-open-degraded or fail-closed, was \"" + t + "\"");
+                yield Optional.empty();
+            }
+        });
     }
 
     private static ProblemConfig readProblem(ConfigNode node, ConfigProblems problems) {
@@ -292,7 +400,8 @@ public final class EdgeConfigReader {
 
     // ---- per-key overrides -----------------------------------------------------------------------
 
-    private static void readOverrides(ConfigNode node, Map<String, KeyBinding> keys, ConfigProblems problems) {
+    private static void readOverrides(ConfigNode node, Map<String, KeyBinding> keys, List<PlanSite> sites,
+            ConfigProblems problems) {
         if (!node.expectMapping(problems, "API key to policy overrides")) {
             return;
         }
@@ -342,6 +451,13 @@ public final class EdgeConfigReader {
                             yield new QuotaPolicy(qp.name(), q.orElse(qp.quota()), qp.window(), qp.unit(),
                                     qp.partitionKey());
                         }
+                        case ConcurrencyPolicy c -> {
+                            if (w.isPresent()) {
+                                throw new IllegalArgumentException("w: a concurrency policy has no window; "
+                                        + "override q only");
+                            }
+                            yield new ConcurrencyPolicy(c.name(), q.orElse(c.quota()), c.partitionKey());
+                        }
                     });
                 } catch (IllegalArgumentException ex) {
                     problems.add(o, ex.getMessage());
@@ -353,6 +469,7 @@ public final class EdgeConfigReader {
                 // keys with equal overrides share one Plan object (one pre-serialised policy line)
                 Plan shared = derived.computeIfAbsent(p.name() + "\u0000" + p.policies(), k -> p);
                 keys.put(key, new KeyBinding(key, shared, binding.renewalDay()));
+                sites.add(new PlanSite(shared, policies.source(), policies.line(), policies.path()));
             }
         });
     }
@@ -416,6 +533,7 @@ public final class EdgeConfigReader {
         boolean anonymous = boolField(node, "anonymous", problems);
         boolean dryRun = boolField(node, "dry-run", problems);
         boolean idempotency = boolField(node, "idempotency-required", problems);
+        Optional<Duration> timeout = node.get("timeout").flatMap(n -> readDuration(n, problems));
         Route.Handler handler = node.get("handler").flatMap(n -> n.asText(problems).flatMap(t ->
                 switch (t.toLowerCase(Locale.ROOT)) {
                     case "proxy" -> Optional.of(Route.Handler.PROXY);
@@ -425,6 +543,7 @@ public final class EdgeConfigReader {
                         yield Optional.empty();
                     }
                 })).orElse(Route.Handler.PROXY);
+        Optional<FailureMode> failureMode = node.get("failure-mode").flatMap(n -> readFailureMode(n, problems));
         if (handler == Route.Handler.USAGE && anonymous) {
             problems.add(node.get("anonymous").orElse(node), "a usage route reports a key's limits: it cannot be "
                     + "anonymous");
@@ -433,7 +552,8 @@ public final class EdgeConfigReader {
             return Optional.empty();
         }
         try {
-            return Optional.of(new Route(method, path, cost, criticality, anonymous, dryRun, idempotency, handler));
+            return Optional.of(new Route(method, path, cost, criticality, anonymous, dryRun, idempotency, handler,
+                    timeout, failureMode));
         } catch (IllegalArgumentException e) {
             problems.add(node.get("method").orElse(node), e.getMessage().replaceFirst("^method: ", ""));
             return Optional.empty();

@@ -20,6 +20,14 @@ public enum DecisionOutcome {
      * §3.14): 503 {@code overloaded}, nothing charged.
      */
     UNAVAILABLE("unavailable"),
+    /** A request whose client deadline had passed was dropped, not forwarded (SPEC §3.9): 503, not charged. */
+    DEADLINE_EXCEEDED("deadline_exceeded"),
+    /** A key caught in a retry loop answered by the escalation stage (SPEC §3.12): 429, not charged. */
+    ESCALATED("escalated"),
+    /** A recorded answer replayed for an {@code Idempotency-Key} (SPEC §3.11): not charged. */
+    REPLAYED("replayed"),
+    /** 409 for an {@code Idempotency-Key}: another request, or the first still in flight (SPEC §3.11). */
+    IDEMPOTENCY_CONFLICT("idempotency_conflict"),
     /** No usable or no known API key: 401. */
     UNAUTHENTICATED("unauthenticated"),
     /** A request the edge cannot decide on (bad {@code Content-Length}, missing length): 4xx. */

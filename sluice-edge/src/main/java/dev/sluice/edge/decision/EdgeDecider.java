@@ -19,14 +19,17 @@ import dev.sluice.limiter.PolicyState;
 import dev.sluice.limiter.QuotaUnit;
 import dev.sluice.limiter.Unavailable;
 import dev.sluice.limiter.spi.LimiterStore;
+import dev.sluice.limiter.spi.StoreUnavailableException;
 import dev.sluice.time.TimeSource;
 import dev.sluice.wire.snapshot.Outcome;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -46,7 +49,9 @@ import java.util.concurrent.CompletionStage;
  *       rate-limit fields, the soft-limit warnings and the refund-on-503 hook (§3.9).</li>
  * </ol>
  * A route in dry-run never answers with a denial: it forwards with the fields the denial would have
- * shown, and the record counts the denial (SPEC §3.13a).
+ * shown, and the record counts the denial (SPEC §3.13a). A route with a {@code failure-mode} of its own
+ * is decided by the store's {@link LimiterStore#withFailureMode} view: a shared store that cannot decide
+ * answers it by that mode (SPEC §3.14).
  *
  * <p>The returned stage completes at once with the in-memory store; a network store completes it
  * later, possibly on another thread (SPEC §3.14) — callers must not assume either. Thread-safe; the
@@ -55,6 +60,8 @@ import java.util.concurrent.CompletionStage;
 public final class EdgeDecider {
 
     private static final String ANONYMOUS_KEY_PREFIX = "ip ";
+    /** Retry-After of a usage read a fail-closed store could not answer (a decision carries its own). */
+    private static final Duration UNAVAILABLE_RETRY_AFTER = Duration.ofSeconds(1);
 
     private volatile EdgeRules rules;
     private final LimiterStore store;
@@ -121,17 +128,27 @@ public final class EdgeDecider {
         }
         String keyClass = caller.plan().name();
         if (length instanceof ContentLength.Invalid invalid) {
-            return answerWithFields(r, caller, problems.plain(400, "bad_request", "Bad request",
+            return answerWithFields(r, route, caller, problems.plain(400, "bad_request", "Bad request",
                     invalid.reason() + "."), new DecisionRecord(route.id(), keyClass, DecisionOutcome.BAD_REQUEST,
                     route.dryRun()));
         }
         if (route.handler() == Route.Handler.USAGE) {
-            return store.usageAsync(caller.limiterKey(), caller.plan()).thenApply(states -> new Verdict.Answer(
-                    UsageReport.response(caller.plan(), states, r.softLimitPercent()),
-                    new DecisionRecord(route.id(), keyClass, DecisionOutcome.USAGE, false)));
+            return storeFor(route).usageAsync(caller.limiterKey(), caller.plan()).handle((states, error) -> {
+                if (error == null) {
+                    return new Verdict.Answer(UsageReport.response(caller.plan(), states, r.softLimitPercent()),
+                            new DecisionRecord(route.id(), keyClass, DecisionOutcome.USAGE, false));
+                }
+                if (unwrap(error) instanceof StoreUnavailableException) {
+                    // a shared store failing closed cannot read the state: 503, as a decision would be
+                    return new Verdict.Answer(r.problems().overloaded(UNAVAILABLE_RETRY_AFTER,
+                            "The API is briefly unable to read limits; retry shortly."),
+                            new DecisionRecord(route.id(), keyClass, DecisionOutcome.UNAVAILABLE, false));
+                }
+                throw error instanceof CompletionException ce ? ce : new CompletionException(error);
+            });
         }
         if (length instanceof ContentLength.Absent && head.bodyExpected() && countsBytes(caller.plan())) {
-            return answerWithFields(r, caller, problems.plain(411, "length_required", "Length required",
+            return answerWithFields(r, route, caller, problems.plain(411, "length_required", "Length required",
                     "This plan limits request bytes: send Content-Length."), new DecisionRecord(route.id(),
                     keyClass, DecisionOutcome.BAD_REQUEST, route.dryRun()));
         }
@@ -142,7 +159,56 @@ public final class EdgeDecider {
         if (index == stages.size()) {
             return limit(r, request);
         }
-        return stages.get(index).apply(request, next -> chain(r, next, index + 1));
+        CompletionStage<Verdict> v = stages.get(index).apply(request, next -> chain(r, next, index + 1));
+        return index == 0 && request.caller() instanceof Caller.ApiKey key ? v.thenCompose(x -> withFields(r, key, x)) : v;
+    }
+
+    /**
+     * SPEC §2.2: every response to a key carries its fields. A stage's own answer (a shed 503, an
+     * escalation 429, a replay, a 409) gets them from the limiter's state, uncharged, unless it has them.
+     */
+    private CompletionStage<Verdict> withFields(EdgeRules r, Caller.ApiKey key, Verdict v) {
+        boolean needs = switch (v) {
+            case Verdict.Answer a -> a.response().header(LimitFields.POLICY_FIELD).isEmpty();
+            case Verdict.Replay rp -> rp.replay().header(LimitFields.POLICY_FIELD).isEmpty();
+            case Verdict.Forward f -> false;
+        };
+        if (!needs) {
+            return CompletableFuture.completedFuture(v);
+        }
+        return store.usageAsync(key.limiterKey(), key.plan()).thenApply(states -> {
+            List<Header> fields = LimitFields.headers(key.plan(), states, r.softLimitPercent());
+            return switch (v) {
+                case Verdict.Answer a -> new Verdict.Answer(a.response().withHeaders(fields), a.record());
+                case Verdict.Replay rp -> new Verdict.Replay(rp.bodySha256(), rp.replay().withHeaders(fields),
+                        rp.record(), rp.conflict().withHeaders(fields), rp.conflictRecord());
+                case Verdict.Forward f -> f;
+            };
+        });
+    }
+
+    /**
+     * Gives back what {@code request} was charged (SPEC §3.9: a request dropped before it reached the
+     * upstream, e.g. past its deadline, is charged to no policy).
+     */
+    public void refund(EdgeRequest request, Allowed charge) {
+        store.refundAsync(request.caller().limiterKey(), charge);
+    }
+
+    /** SPEC §1 {@code concurrent-requests}: the slots an admission holds come back when the exchange ends. */
+    private ExchangeListener releaseOnEnd(Caller caller, Allowed charge) {
+        return new ExchangeListener() {
+            @Override
+            public void onEnd(boolean completed) {
+                store.releaseAsync(caller.limiterKey(), charge);
+            }
+        };
+    }
+
+    private List<ExchangeListener> admissionListeners(Caller caller, Allowed allowed) {
+        return allowed.plan().hasConcurrencyPolicy()
+                ? List.of(refundOn503(caller, allowed), releaseOnEnd(caller, allowed))
+                : List.of(refundOn503(caller, allowed));
     }
 
     /** The chain's end: one limiter decision over every policy of the caller's plan (SPEC §3.3). */
@@ -150,7 +216,7 @@ public final class EdgeDecider {
         Caller caller = request.caller();
         Route route = request.route();
         Costs costs = request.costs();
-        return store.decideAsync(caller.limiterKey(), caller.plan(), costs).thenCompose(decision ->
+        return storeFor(route).decideAsync(caller.limiterKey(), caller.plan(), costs).thenCompose(decision ->
                 switch (caller) {
                     case Caller.ApiKey key -> keyVerdict(r, request, key, decision);
                     case Caller.Anonymous anon -> CompletableFuture.completedFuture(
@@ -168,7 +234,7 @@ public final class EdgeDecider {
             case Allowed allowed -> CompletableFuture.completedFuture(new Verdict.Forward(request,
                     LimitFields.headers(allowed.plan(), allowed.states(), soft), Optional.of(allowed),
                     new DecisionRecord(route.id(), keyClass, DecisionOutcome.ALLOWED, route.dryRun()),
-                    warnings(key, request.costs(), allowed.states(), soft), List.of(refundOn503(key, allowed))));
+                    warnings(key, request.costs(), allowed.states(), soft), admissionListeners(key, allowed)));
             case Denied denied -> {
                 DecisionOutcome outcome = denied.outcome() == Outcome.QUOTA_EXHAUSTED
                         ? DecisionOutcome.QUOTA_EXHAUSTED : DecisionOutcome.RATE_LIMITED;
@@ -179,7 +245,7 @@ public final class EdgeDecider {
                         : new Verdict.Answer(r.problems().denied(denied, request.costs()).withHeaders(headers),
                                 record));
             }
-            case CostExceedsBurst tooBig -> store.usageAsync(key.limiterKey(), key.plan()).thenApply(states -> {
+            case CostExceedsBurst tooBig -> usageOrNone(route, key).thenApply(states -> {
                 DecisionRecord record = new DecisionRecord(route.id(), keyClass, DecisionOutcome.COST_EXCEEDS_BURST,
                         route.dryRun());
                 List<Header> headers = LimitFields.headers(tooBig.plan(), states, soft);
@@ -199,7 +265,7 @@ public final class EdgeDecider {
         return switch (decision) {
             case Allowed allowed -> new Verdict.Forward(request, List.of(), Optional.of(allowed),
                     new DecisionRecord(route.id(), keyClass, DecisionOutcome.ALLOWED, route.dryRun()), List.of(),
-                    List.of(refundOn503(anon, allowed)));
+                    admissionListeners(anon, allowed));
             case Denied denied -> {
                 DecisionOutcome outcome = denied.outcome() == Outcome.QUOTA_EXHAUSTED
                         ? DecisionOutcome.QUOTA_EXHAUSTED : DecisionOutcome.RATE_LIMITED;
@@ -264,10 +330,32 @@ public final class EdgeDecider {
                 new DecisionRecord(route.id(), DecisionRecord.NO_KEY, DecisionOutcome.UNAUTHENTICATED, false));
     }
 
-    private CompletionStage<Verdict> answerWithFields(EdgeRules r, Caller.ApiKey key, EdgeResponse response,
-            DecisionRecord record) {
-        return store.usageAsync(key.limiterKey(), key.plan()).thenApply(states -> new Verdict.Answer(
+    private CompletionStage<Verdict> answerWithFields(EdgeRules r, Route route, Caller.ApiKey key,
+            EdgeResponse response, DecisionRecord record) {
+        return usageOrNone(route, key).thenApply(states -> new Verdict.Answer(
                 response.withHeaders(LimitFields.headers(key.plan(), states, r.softLimitPercent())), record));
+    }
+
+    /** The store, or its view answering by the route's own failure mode (SPEC §3.14). */
+    private LimiterStore storeFor(Route route) {
+        return route.failureMode().isEmpty() ? store : store.withFailureMode(route.failureMode().get());
+    }
+
+    /**
+     * The key's standing for the fields of a response that is not a decision (400, 411); empty when a
+     * store failing closed cannot read it: the answer then goes without the fields rather than failing.
+     */
+    private CompletionStage<List<PolicyState>> usageOrNone(Route route, Caller.ApiKey key) {
+        return storeFor(route).usageAsync(key.limiterKey(), key.plan()).exceptionally(error -> {
+            if (unwrap(error) instanceof StoreUnavailableException) {
+                return List.of();
+            }
+            throw error instanceof CompletionException ce ? ce : new CompletionException(error);
+        });
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
     }
 
     private static CompletionStage<Verdict> answer(EdgeResponse response, DecisionRecord record) {

@@ -15,9 +15,15 @@ import java.util.Objects;
  * @param bodyExpected whether a body follows the head (announced length &gt; 0, chunked, or an HTTP/2
  *     stream not ended by its HEADERS frame)
  * @param clientAddress the peer's IP address as text (the connection's, never a client-chosen header)
+ * @param idempotencyKey every {@code Idempotency-Key} field line, in order (SPEC §3.11)
+ * @param requestTimeout every {@code Request-Timeout} field line, in order: the client's own deadline in
+ *     delay-seconds from when it sent the request (SPEC §3.9)
+ * @param receivedNanos the edge's monotonic clock when the head arrived ({@code TimeSource.nanoTime()});
+ *     deadlines are counted from it
  */
 public record RequestHead(String method, String path, List<String> authorization, List<String> contentLength,
-        boolean bodyExpected, String clientAddress) {
+        boolean bodyExpected, String clientAddress, List<String> idempotencyKey, List<String> requestTimeout,
+        long receivedNanos) {
 
     public RequestHead {
         Objects.requireNonNull(method, "method");
@@ -25,11 +31,37 @@ public record RequestHead(String method, String path, List<String> authorization
         authorization = List.copyOf(authorization);
         contentLength = List.copyOf(contentLength);
         Objects.requireNonNull(clientAddress, "clientAddress");
+        idempotencyKey = List.copyOf(idempotencyKey);
+        requestTimeout = List.copyOf(requestTimeout);
+    }
+
+    /** A head without {@code Idempotency-Key} or {@code Request-Timeout}, received at nanos 0. */
+    public RequestHead(String method, String path, List<String> authorization, List<String> contentLength,
+            boolean bodyExpected, String clientAddress) {
+        this(method, path, authorization, contentLength, bodyExpected, clientAddress, List.of(), List.of(), 0);
     }
 
     /** A head with at most one {@code Authorization} value and no body (tests, usage calls). */
     public static RequestHead of(String method, String path, String authorization, String clientAddress) {
         return new RequestHead(method, path, authorization == null ? List.of() : List.of(authorization), List.of(),
                 false, clientAddress);
+    }
+
+    /** This head with {@code Idempotency-Key} field lines (tests). */
+    public RequestHead withIdempotencyKey(String... values) {
+        return new RequestHead(method, path, authorization, contentLength, bodyExpected, clientAddress,
+                List.of(values), requestTimeout, receivedNanos);
+    }
+
+    /** This head with {@code Request-Timeout} field lines (tests). */
+    public RequestHead withRequestTimeout(String... values) {
+        return new RequestHead(method, path, authorization, contentLength, bodyExpected, clientAddress,
+                idempotencyKey, List.of(values), receivedNanos);
+    }
+
+    /** This head received at {@code nanos} on the edge's monotonic clock. */
+    public RequestHead withReceivedNanos(long nanos) {
+        return new RequestHead(method, path, authorization, contentLength, bodyExpected, clientAddress,
+                idempotencyKey, requestTimeout, nanos);
     }
 }

@@ -14,7 +14,7 @@ import java.util.Optional;
  * {@linkplain Answer answers} itself (a rejection, a usage report) and the body is never read, or it
  * {@linkplain Forward forwards} the request to the upstream. Immutable.
  */
-public sealed interface Verdict permits Verdict.Answer, Verdict.Forward {
+public sealed interface Verdict permits Verdict.Answer, Verdict.Forward, Verdict.Replay {
 
     /** What is counted about the decision. */
     DecisionRecord record();
@@ -27,6 +27,29 @@ public sealed interface Verdict permits Verdict.Answer, Verdict.Forward {
         public Answer {
             Objects.requireNonNull(response, "response");
             Objects.requireNonNull(record, "record");
+        }
+    }
+
+    /**
+     * A recorded answer may be replayed (SPEC §3.11), if the request's body is the recorded one: the edge
+     * reads the body (never forwarding it), digests it with SHA-256, and writes {@code replay} when the
+     * digest is {@code bodySha256}, {@code conflict} otherwise. Nothing reaches the upstream and nothing is
+     * charged.
+     *
+     * @param bodySha256 the recorded body digest, 64 lower-case hex digits
+     * @param replay the recorded answer (with {@code Idempotent-Replayed: true})
+     * @param record what is counted when replayed
+     * @param conflict the 409 {@code idempotency_conflict} for another body
+     * @param conflictRecord what is counted when the body differs
+     */
+    record Replay(String bodySha256, EdgeResponse replay, DecisionRecord record, EdgeResponse conflict,
+            DecisionRecord conflictRecord) implements Verdict {
+        public Replay {
+            Objects.requireNonNull(bodySha256, "bodySha256");
+            Objects.requireNonNull(replay, "replay");
+            Objects.requireNonNull(record, "record");
+            Objects.requireNonNull(conflict, "conflict");
+            Objects.requireNonNull(conflictRecord, "conflictRecord");
         }
     }
 

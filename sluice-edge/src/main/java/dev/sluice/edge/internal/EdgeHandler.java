@@ -1,5 +1,7 @@
 package dev.sluice.edge.internal;
 
+import dev.sluice.edge.decision.BodyTap;
+import dev.sluice.edge.decision.Deadlines;
 import dev.sluice.edge.decision.ExchangeListener;
 import dev.sluice.edge.decision.RequestHead;
 import dev.sluice.edge.decision.Verdict;
@@ -33,8 +35,15 @@ import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.AbstractMap;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledFuture;
@@ -64,8 +73,10 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(EdgeHandler.class);
     /** How long a connection closed after an answer keeps reading (and discarding) before closing. */
     private static final long LINGER_MILLIS = 2_000;
+    private static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+    private static final String REQUEST_TIMEOUT = "Request-Timeout";
 
-    private enum State { DECIDING, CONNECTING, FORWARDING, DONE }
+    private enum State { DECIDING, REPLAYING, CONNECTING, FORWARDING, DONE }
 
     private final EdgeContext edge;
     private final boolean stream;
@@ -160,10 +171,12 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
         }
         long announced = announcedLength(request);
         boolean bodyExpected = stream ? !(request instanceof FullHttpRequest) : announced != 0;
+        long receivedNanos = edge.time().nanoTime();
         RequestHead head = new RequestHead(request.method().name(), HttpMessages.path(request.uri()),
                 request.headers().getAll(HttpHeaderNames.AUTHORIZATION),
-                request.headers().getAll(HttpHeaderNames.CONTENT_LENGTH), bodyExpected, clientAddress());
-        Exchange ex = new Exchange(request, head, announced, edge.time().nanoTime());
+                request.headers().getAll(HttpHeaderNames.CONTENT_LENGTH), bodyExpected, clientAddress(),
+                request.headers().getAll(IDEMPOTENCY_KEY), request.headers().getAll(REQUEST_TIMEOUT), receivedNanos);
+        Exchange ex = new Exchange(request, head, announced, receivedNanos);
         ex.keepAlive = stream || HttpUtil.isKeepAlive(request);
         ex.expectContinue = HttpUtil.is100ContinueExpected(request);
         if (bundled != null) {
@@ -203,10 +216,20 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
         ex.bodyBytesSeen += content.content().readableBytes();
         switch (ex.state) {
             case DECIDING, CONNECTING -> ex.pending.add(content);
+            case REPLAYING -> {
+                ex.digestBody(content);
+                content.release();
+                if (last) {
+                    ex.requestComplete = true;
+                    finishReplay(ex);
+                    return;
+                }
+            }
             case FORWARDING -> {
                 if (ex.upstreamReleased) {
                     content.release();
                 } else {
+                    ex.tapRequest(content);
                     ex.upstream.write(content).addListener(ex.writeFailure);
                     ex.upstreamFlushPending = true;
                     if (last) {
@@ -231,7 +254,13 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
 
     private void onVerdict(Exchange ex, Verdict verdict, Throwable error) {
         if (ex != exchange || ex.clientGone) {
-            return; // the client left while the decision was pending
+            // the client left while the decision was pending: tell a forward's stages it is over
+            // (a concurrency slot, a shedder slot and an idempotency claim are given back)
+            if (error == null && verdict instanceof Verdict.Forward f && ex.forward == null) {
+                ex.forward = f;
+                ex.end(false);
+            }
+            return;
         }
         if (error != null) {
             LOG.warn("decision failed for {} {}: {}", ex.head.method(), ex.head.path(), error.toString());
@@ -239,13 +268,52 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
                     "The edge could not decide on this request."));
             return;
         }
-        edge.metrics().decision(verdict.record(), edge.time().nanoTime() - ex.startNanos);
+        if (!(verdict instanceof Verdict.Replay)) {
+            edge.metrics().decision(verdict.record(), edge.time().nanoTime() - ex.startNanos);
+        }
         switch (verdict) {
             case Verdict.Answer a -> answer(ex, a.response());
             case Verdict.Forward f -> {
                 f.warnings().forEach(edge.notifier()::offer);
                 forward(ex, f);
             }
+            case Verdict.Replay r -> replay(ex, r);
+        }
+    }
+
+    /**
+     * A recorded answer waits for the request body's digest (SPEC §3.11): the body is read and hashed,
+     * never forwarded; then the replay or the 409 is written.
+     */
+    private void replay(Exchange ex, Verdict.Replay r) {
+        ex.replay = r;
+        ex.state = State.REPLAYING;
+        ex.bodyDigest = sha256();
+        HttpContent c;
+        while ((c = ex.pending.poll()) != null) {
+            ex.digestBody(c);
+            c.release();
+        }
+        if (ex.requestComplete) {
+            finishReplay(ex);
+        } else {
+            updateRead();
+        }
+    }
+
+    private void finishReplay(Exchange ex) {
+        Verdict.Replay r = ex.replay;
+        String digest = HexFormat.of().formatHex(ex.bodyDigest.digest());
+        boolean same = digest.equals(r.bodySha256());
+        edge.metrics().decision(same ? r.record() : r.conflictRecord(), edge.time().nanoTime() - ex.startNanos);
+        answer(ex, same ? r.replay() : r.conflict());
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
         }
     }
 
@@ -339,6 +407,15 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
 
     private void forward(Exchange ex, Verdict.Forward verdict) {
         ex.forward = verdict;
+        for (ExchangeListener l : verdict.listeners()) {
+            if (l instanceof BodyTap tap) {
+                if (ex.taps == null) {
+                    ex.taps = new ArrayList<>(1);
+                }
+                ex.taps.add(tap);
+            }
+        }
+        ex.deadlineNanos = Deadlines.deadlineNanos(verdict.request());
         ex.state = State.CONNECTING;
         if (ex.expectContinue && !ex.requestComplete) {
             ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
@@ -359,6 +436,12 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
             edge.pool().release(up, true);
             return;
         }
+        if (ex.deadlineNanos != Deadlines.NONE && edge.time().nanoTime() - ex.deadlineNanos >= 0) {
+            // the client's deadline passed while the request waited for a connection: drop it (SPEC §3.9)
+            edge.pool().release(up, true);
+            deadlinePassed(ex);
+            return;
+        }
         ex.upstream = up;
         up.pipeline().get(UpstreamHandler.class).attach(ex);
         HttpRequest head = HttpMessages.upstreamRequest(ex.request, ex.head.bodyExpected(),
@@ -367,6 +450,7 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
         up.write(head).addListener(ex.writeFailure);
         HttpContent c;
         while ((c = ex.pending.poll()) != null) {
+            ex.tapRequest(c);
             up.write(c).addListener(ex.writeFailure);
             if (c instanceof LastHttpContent) {
                 ex.requestSent = true;
@@ -376,6 +460,20 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
         long timeoutNanos = edge.pool().config().responseTimeout().toNanos();
         ex.responseTimer = ctx.executor().schedule(ex::responseTimedOut, timeoutNanos, TimeUnit.NANOSECONDS);
         updateRead();
+    }
+
+    /** Drops a forwarded request whose client deadline passed before it reached the upstream. */
+    private void deadlinePassed(Exchange ex) {
+        String route = ex.forward.record().route();
+        edge.metrics().dropped(route, "deadline");
+        ex.forward.charge().ifPresent(charge -> edge.decider().refund(ex.forward.request(), charge));
+        ex.state = State.DONE;
+        ex.end(false);
+        ex.responseWritten = true;
+        ex.releasePending();
+        EdgeResponse r = problems().overloaded(java.time.Duration.ofSeconds(1),
+                "The request's deadline passed before the API could take it.");
+        endResponse(ex, HttpMessages.toNetty(r.withHeaders(ex.forward.responseHeaders())), true);
     }
 
     // ---- connection-level events ---------------------------------------------------------------
@@ -391,7 +489,7 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
 
     /** The upstream is read only while the client can take more (response backpressure). */
     private void syncUpstreamRead(Exchange ex) {
-        if (ex.upstream != null && !ex.upstreamReleased) {
+        if (ex.upstream != null && !ex.upstreamReleased && !ex.detached) {
             boolean read = ctx.channel().isWritable();
             if (ex.upstream.config().isAutoRead() != read) {
                 ex.upstream.config().setAutoRead(read);
@@ -402,7 +500,14 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         Exchange ex = exchange;
-        if (ex != null) {
+        if (ex != null && ex.canFinishWithoutClient()) {
+            // the whole request reached the upstream and a stage wants its answer (an idempotency record):
+            // keep reading it without a client, up to the response timeout
+            ex.clientGone = true;
+            ex.detached = true;
+            ex.releasePending();
+            ex.upstream.config().setAutoRead(true);
+        } else if (ex != null) {
             ex.clientGone = true;
             ex.releasePending();
             ex.cancelTimer();
@@ -436,6 +541,7 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
         } else {
             read = switch (ex.state) {
                 case DECIDING, CONNECTING -> false;
+                case REPLAYING -> !ex.requestComplete;
                 case FORWARDING -> !ex.requestComplete && ex.upstream != null && ex.upstream.isWritable();
                 case DONE -> !ex.requestComplete;
             };
@@ -534,12 +640,80 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
         boolean responseWritten;
         boolean skippingInformational;
         boolean ended;
+        /** the stages' body taps, or null when none */
+        List<BodyTap> taps;
+        /** the client left; the upstream's answer is still read for the taps */
+        boolean detached;
+        long deadlineNanos = Deadlines.NONE;
+        Verdict.Replay replay;
+        MessageDigest bodyDigest;
 
         Exchange(HttpRequest request, RequestHead head, long announced, long startNanos) {
             this.request = request;
             this.head = head;
             this.announced = announced;
             this.startNanos = startNanos;
+        }
+
+        boolean canFinishWithoutClient() {
+            if (taps == null || state != State.FORWARDING || !requestSent || upstream == null || upstreamReleased) {
+                return false;
+            }
+            for (BodyTap t : taps) {
+                if (t.finishWithoutClient()) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        void digestBody(HttpContent c) {
+            if (c.content().isReadable()) {
+                bodyDigest.update(c.content().nioBuffer());
+            }
+        }
+
+        /** Shows a request chunk to the taps before it is written (the write releases it). */
+        void tapRequest(HttpContent c) {
+            if (taps == null) {
+                return;
+            }
+            if (c.content().isReadable()) {
+                for (BodyTap t : taps) {
+                    ByteBuffer b = c.content().nioBuffer();
+                    safely(() -> t.onRequestBody(b));
+                }
+            }
+            if (c instanceof LastHttpContent) {
+                for (BodyTap t : taps) {
+                    safely(t::onRequestComplete);
+                }
+            }
+        }
+
+        void tapResponse(HttpContent c, boolean last) {
+            if (taps == null) {
+                return;
+            }
+            if (c.content().isReadable()) {
+                for (BodyTap t : taps) {
+                    ByteBuffer b = c.content().nioBuffer();
+                    safely(() -> t.onResponseBody(b));
+                }
+            }
+            if (last) {
+                for (BodyTap t : taps) {
+                    safely(t::onResponseComplete);
+                }
+            }
+        }
+
+        private void safely(Runnable r) {
+            try {
+                r.run();
+            } catch (RuntimeException e) {
+                LOG.warn("body tap failed: {}", e.toString());
+            }
         }
 
         void releasePending() {
@@ -584,7 +758,7 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
 
         @Override
         public void onUpstreamHead(HttpResponse response) {
-            if (clientGone || state != State.FORWARDING) {
+            if ((clientGone && !detached) || state != State.FORWARDING) {
                 return;
             }
             if (response.decoderResult().isFailure()) {
@@ -607,12 +781,23 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
                     LOG.warn("exchange listener failed: {}", e.toString());
                 }
             }
+            if (taps != null) {
+                List<Map.Entry<String, String>> fields = new ArrayList<>(response.headers().size());
+                response.headers().forEach(h -> fields.add(new AbstractMap.SimpleImmutableEntry<>(h.getKey(),
+                        h.getValue())));
+                for (BodyTap t : taps) {
+                    safely(() -> t.onResponseHead(status, fields));
+                }
+            }
+            if (detached) {
+                return;
+            }
             ctx.write(HttpMessages.clientResponse(response, forward.responseHeaders(), keepAlive, stream));
         }
 
         @Override
         public void onUpstreamContent(HttpContent content) {
-            if (clientGone || state != State.FORWARDING || (!responseStarted && !skippingInformational)) {
+            if ((clientGone && !detached) || state != State.FORWARDING || (!responseStarted && !skippingInformational)) {
                 content.release();
                 return;
             }
@@ -621,6 +806,16 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
                 content.release();
                 if (last) {
                     skippingInformational = false;
+                }
+                return;
+            }
+            tapResponse(content, last);
+            if (detached) {
+                content.release();
+                if (last) {
+                    state = State.DONE;
+                    releaseUpstream(upstreamKeepAlive);
+                    end(false);
                 }
                 return;
             }
@@ -659,6 +854,13 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
 
         @Override
         public void onUpstreamFailure(Throwable cause) {
+            if (detached && !upstreamReleased && state != State.DONE) {
+                state = State.DONE;
+                cancelTimer();
+                releaseUpstream(false);
+                end(false);
+                return;
+            }
             if (upstreamReleased || clientGone || state == State.DONE) {
                 return;
             }
@@ -667,6 +869,12 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
 
         void responseTimedOut() {
             responseTimer = null;
+            if (detached && state == State.FORWARDING && !responseStarted) {
+                state = State.DONE;
+                releaseUpstream(false);
+                end(false);
+                return;
+            }
             if (state == State.FORWARDING && !responseStarted && !clientGone) {
                 upstreamFailed(true, new TimeoutException("no response head in "
                         + edge.pool().config().responseTimeout()));

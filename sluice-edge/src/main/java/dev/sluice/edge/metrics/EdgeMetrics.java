@@ -74,6 +74,17 @@ public final class EdgeMetrics {
                 .register(registry)).increment();
     }
 
+    /**
+     * Counts a request admitted but dropped before it reached the upstream ({@code deadline}: its client
+     * deadline passed while it waited for a connection, SPEC §3.9).
+     */
+    public void dropped(String route, String reason) {
+        rejected.computeIfAbsent("dropped\u0000" + route + '\u0000' + reason, k -> Counter.builder("sluice.edge.dropped")
+                .description("Admitted requests dropped before reaching the upstream")
+                .tag("route", route).tag("reason", reason)
+                .register(registry)).increment();
+    }
+
     /** Counts a request refused before a decision ({@code header_flood}, {@code bad_request_line}, ...). */
     public void rejectedBeforeDecision(String reason) {
         rejected.computeIfAbsent(reason, r -> Counter.builder("sluice.edge.rejected.requests")

@@ -2,6 +2,7 @@ package dev.sluice.edge.response;
 
 import dev.sluice.edge.config.ProblemConfig;
 import dev.sluice.limiter.BurstPolicy;
+import dev.sluice.limiter.ConcurrencyPolicy;
 import dev.sluice.limiter.CostExceedsBurst;
 import dev.sluice.limiter.Costs;
 import dev.sluice.limiter.Denied;
@@ -38,6 +39,9 @@ public final class Problems {
 
     /** The IANA type of both 429 kinds (draft-ietf-httpapi-ratelimit-headers-11 §10.4). */
     public static final String IANA_QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
+    /** The IANA type of the escalation stage's block of a key in a retry loop (draft-11 §10.4; SPEC §3.12). */
+    public static final String IANA_ABNORMAL_USAGE_DETECTED =
+            "https://iana.org/assignments/http-problem-types#abnormal-usage-detected";
     /** The IANA type of the shedder's 503 (draft-11 §10.4). */
     public static final String IANA_TEMPORARY_REDUCED_CAPACITY =
             "https://iana.org/assignments/http-problem-types#temporary-reduced-capacity";
@@ -60,6 +64,9 @@ public final class Problems {
                 }
                 case "overloaded" -> {
                     return IANA_TEMPORARY_REDUCED_CAPACITY;
+                }
+                case "retry_loop_blocked" -> {
+                    return IANA_ABNORMAL_USAGE_DETECTED;
                 }
                 default -> { }
             }
@@ -88,6 +95,10 @@ public final class Problems {
             detail = number(used) + " of " + number(q.quota()) + " " + unitWord(q.unit()) + " used "
                     + periodName(q, false) + " (" + planName(denied.plan()) + " plan)."
                     + costNote(costs, p);
+        } else if (p instanceof ConcurrencyPolicy c) {
+            title = "Too many requests in flight";
+            detail = "At most " + number(c.quota()) + " requests in flight at once (" + planName(denied.plan())
+                    + " plan); retry when one has finished.";
         } else {
             BurstPolicy b = (BurstPolicy) p;
             title = "Too many requests";
@@ -161,6 +172,39 @@ public final class Problems {
         ProblemDetails body = ProblemDetails.builder().type(type("overloaded")).title("Overloaded").status(503)
                 .detail(detail).retryAfterSeconds(seconds).build();
         return problem(503, body, seconds);
+    }
+
+    /**
+     * 429 of the escalation stage (SPEC §3.12): a key whose requests keep arriving inside its own
+     * Retry-After window is told to wait longer ({@code rate_limited}, {@code blocked} false) or is
+     * blocked for a while ({@code retry_loop_blocked}; the draft-11 {@code abnormal-usage-detected} type
+     * under {@code problem.types: iana}). Honest: {@code Retry-After} is when the key is answered again.
+     *
+     * @param retryAfterSeconds when the key's requests are decided again, ≥ 1
+     */
+    public EdgeResponse escalated(boolean blocked, long retryAfterSeconds, String detail) {
+        String code = blocked ? "retry_loop_blocked" : "rate_limited";
+        ProblemDetails body = ProblemDetails.builder().type(type(code))
+                .title(blocked ? "Temporarily blocked: retry loop" : "Too many retries")
+                .status(429).detail(detail).retryAfterSeconds(retryAfterSeconds).build();
+        return problem(429, body, retryAfterSeconds);
+    }
+
+    /**
+     * 409 for an {@code Idempotency-Key} (SPEC §3.4, §3.11): {@code idempotency_conflict} (another request
+     * used the key: a client bug, no Retry-After), or, with {@code inFlight}, {@code idempotency_in_flight}
+     * with {@code Retry-After: 1} (the first request is still running; retry shortly).
+     */
+    public EdgeResponse idempotencyConflict(boolean inFlight, String detail) {
+        String code = inFlight ? "idempotency_in_flight" : "idempotency_conflict";
+        ProblemDetails.Builder b = ProblemDetails.builder().type(type(code))
+                .title(inFlight ? "Request with this Idempotency-Key in progress" : "Idempotency-Key reused")
+                .status(409).detail(detail);
+        if (inFlight) {
+            b.retryAfterSeconds(1);
+        }
+        EdgeResponse r = problem(409, b.build(), 0);
+        return inFlight ? r.withHeaders(List.of(new Header(RetryAfter.FIELD, "1"))) : r;
     }
 
     private static EdgeResponse problem(int status, ProblemDetails body, long retryAfterSeconds) {

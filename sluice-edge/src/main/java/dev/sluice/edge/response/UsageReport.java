@@ -43,7 +43,11 @@ public final class UsageReport {
                 g.writeStartObject();
                 g.writeStringField("name", s.policy().name());
                 g.writeNumberField("q", s.policy().quota());
-                g.writeNumberField("w", s.policy().windowSeconds());
+                if (s.policy().windowSeconds() > 0) { // a concurrency policy has no window
+                    g.writeNumberField("w", s.policy().windowSeconds());
+                } else {
+                    g.writeStringField("qu", s.policy().unit().wireName());
+                }
                 g.writeNumberField("r", s.remaining());
                 if (s.resetAt().isPresent()) {
                     g.writeStringField("reset_at", DateTimeFormatter.ISO_INSTANT.format(s.resetAt().get()));

@@ -1,7 +1,10 @@
 package dev.sluice.edge.route;
 
+import dev.sluice.limiter.spi.FailureMode;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * One entry of the configuration's {@code routes} (DESIGN.md "Configuration"): which requests it
@@ -18,9 +21,16 @@ import java.util.Objects;
  * @param idempotencyRequired whether requests must carry {@code Idempotency-Key} (SPEC §3.11;
  *     stored now, enforced by the idempotency stage)
  * @param handler who answers: the upstream, or the edge itself ({@code GET /v1/usage})
+ * @param timeout how long a request of this route is worth forwarding after the edge received it
+ *     (SPEC §3.9: past it, the request is dropped instead); combined with the client's
+ *     {@code Request-Timeout}, the shorter wins; empty for none
+ * @param failureMode what a shared store answers for this route when it cannot reach its state in time
+ *     (SPEC §3.14: e.g. {@link FailureMode#FAIL_CLOSED} for a route whose limit must never be exceeded);
+ *     empty: the store's own {@code failure-mode}. No effect with the in-memory store, which never fails
  */
 public record Route(String method, PathPattern path, long cost, Criticality criticality, boolean anonymous,
-        boolean dryRun, boolean idempotencyRequired, Handler handler) {
+        boolean dryRun, boolean idempotencyRequired, Handler handler, Optional<Duration> timeout,
+        Optional<FailureMode> failureMode) {
 
     /** Who answers a route's requests. */
     public enum Handler {
@@ -41,6 +51,11 @@ public record Route(String method, PathPattern path, long cost, Criticality crit
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(criticality, "criticality");
         Objects.requireNonNull(handler, "handler");
+        Objects.requireNonNull(timeout, "timeout");
+        Objects.requireNonNull(failureMode, "failureMode");
+        if (timeout.isPresent() && (timeout.get().isNegative() || timeout.get().isZero())) {
+            throw new IllegalArgumentException("timeout: must be > 0, was " + timeout.get());
+        }
         if (cost < 0) {
             throw new IllegalArgumentException("cost: must be >= 0, was " + cost);
         }
@@ -51,6 +66,20 @@ public record Route(String method, PathPattern path, long cost, Criticality crit
         if (!method.equals(ANY_METHOD)) {
             method = method.toUpperCase(Locale.ROOT);
         }
+    }
+
+    /** A route deciding by the store's own failure mode. */
+    public Route(String method, PathPattern path, long cost, Criticality criticality, boolean anonymous,
+            boolean dryRun, boolean idempotencyRequired, Handler handler, Optional<Duration> timeout) {
+        this(method, path, cost, criticality, anonymous, dryRun, idempotencyRequired, handler, timeout,
+                Optional.empty());
+    }
+
+    /** A route without a timeout (the form of earlier releases). */
+    public Route(String method, PathPattern path, long cost, Criticality criticality, boolean anonymous,
+            boolean dryRun, boolean idempotencyRequired, Handler handler) {
+        this(method, path, cost, criticality, anonymous, dryRun, idempotencyRequired, handler, Optional.empty(),
+                Optional.empty());
     }
 
     /** Why {@code method} is not a usable method ({@code GET}, ... or {@code *}), or {@code null}. */
@@ -90,26 +119,42 @@ public record Route(String method, PathPattern path, long cost, Criticality crit
     }
 
     public Route withCost(long newCost) {
-        return new Route(method, path, newCost, criticality, anonymous, dryRun, idempotencyRequired, handler);
+        return new Route(method, path, newCost, criticality, anonymous, dryRun, idempotencyRequired, handler, timeout,
+                failureMode);
     }
 
     public Route withDryRun(boolean newDryRun) {
-        return new Route(method, path, cost, criticality, anonymous, newDryRun, idempotencyRequired, handler);
+        return new Route(method, path, cost, criticality, anonymous, newDryRun, idempotencyRequired, handler, timeout,
+                failureMode);
     }
 
     public Route withAnonymous(boolean newAnonymous) {
-        return new Route(method, path, cost, criticality, newAnonymous, dryRun, idempotencyRequired, handler);
+        return new Route(method, path, cost, criticality, newAnonymous, dryRun, idempotencyRequired, handler, timeout,
+                failureMode);
     }
 
     public Route withCriticality(Criticality newCriticality) {
-        return new Route(method, path, cost, newCriticality, anonymous, dryRun, idempotencyRequired, handler);
+        return new Route(method, path, cost, newCriticality, anonymous, dryRun, idempotencyRequired, handler, timeout,
+                failureMode);
     }
 
     public Route withIdempotencyRequired(boolean required) {
-        return new Route(method, path, cost, criticality, anonymous, dryRun, required, handler);
+        return new Route(method, path, cost, criticality, anonymous, dryRun, required, handler, timeout, failureMode);
+    }
+
+    public Route withTimeout(Optional<Duration> newTimeout) {
+        return new Route(method, path, cost, criticality, anonymous, dryRun, idempotencyRequired, handler, newTimeout,
+                failureMode);
     }
 
     public Route withHandler(Handler newHandler) {
-        return new Route(method, path, cost, criticality, anonymous, dryRun, idempotencyRequired, newHandler);
+        return new Route(method, path, cost, criticality, anonymous, dryRun, idempotencyRequired, newHandler, timeout,
+                failureMode);
+    }
+
+    /** A copy answering by {@code mode} when a shared store cannot decide; empty: the store's mode. */
+    public Route withFailureMode(Optional<FailureMode> mode) {
+        return new Route(method, path, cost, criticality, anonymous, dryRun, idempotencyRequired, handler, timeout,
+                mode);
     }
 }

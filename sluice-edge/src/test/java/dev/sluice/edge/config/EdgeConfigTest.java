@@ -38,6 +38,7 @@ class EdgeConfigTest {
         assertThat(labels.criticality()).isEqualTo(Criticality.CRITICAL);
         assertThat(labels.idempotencyRequired()).isTrue();
         assertThat(c.routes().match("POST", "/v1/labels:batch").cost()).isEqualTo(10);
+        assertThat(c.routes().match("POST", "/v1/labels:batch").idempotencyRequired()).isTrue();
         assertThat(c.routes().match("GET", "/v1/quotes").criticality()).isEqualTo(Criticality.SHEDDABLE);
         assertThat(c.routes().match("POST", "/v1/login").anonymous()).isTrue();
         assertThat(c.routes().match("GET", "/v1/usage").handler()).isEqualTo(Route.Handler.USAGE);
@@ -86,7 +87,7 @@ class EdgeConfigTest {
                 listen: "nowhere"
                 admin: { port: 70000 }
                 upstream: { url: "ftp://example.com", connect-timeout: 2 }
-                store: redis://localhost
+                store: mongodb://localhost
                 shedding: { reserve: 20 }
                 plans:
                   free:
@@ -109,8 +110,7 @@ class EdgeConfigTest {
                         "bad.yaml:2: admin.port: must be in 0..65535, was 70000",
                         "bad.yaml:3: upstream.url: must be an http:// URL, was \"ftp://example.com\"",
                         "bad.yaml:3: upstream.connect-timeout: must be a duration with a unit (500ms, 2s, 1m, 1h), was 2",
-                        "bad.yaml:4: store: must be memory (the only store of this build; a shared Redis store is "
-                                + "SPEC §3.14), was \"redis://localhost\"",
+                        "bad.yaml:4: store: must be memory or a redis:// URL, was \"mongodb://localhost\"",
                         "bad.yaml:9: plans.free.policies[0].q: must be > 0, was 0",
                         "bad.yaml:13: key-overrides.sk_b: unknown key (declare it under keys first)",
                         "bad.yaml:17: routes[1].criticality: must be CRITICAL_PLUS, CRITICAL, SHEDDABLE_PLUS or "
@@ -119,7 +119,7 @@ class EdgeConfigTest {
                         "bad.yaml:18: routes[2].cost: must be >= 0, was -1",
                         "bad.yaml:18: routes[2].dry-run: must be true or false, was \"maybe\"",
                         "bad.yaml:19: routes[3]: duplicate route GET /v1/a (first at line 16)")
-                        .anyMatch(p -> p.startsWith("bad.yaml:5: shedding: unknown field"))
+                        .anyMatch(p -> p.startsWith("bad.yaml:5: shedding.reserve: unknown field"))
                         .anyMatch(p -> p.startsWith("bad.yaml:14: anonymous.plan: unknown plan \"nope\""))
                         .anyMatch(p -> p.startsWith("bad.yaml:18: routes[2].method: must be a token")));
     }

@@ -44,7 +44,7 @@ public final class Edges implements AutoCloseable {
               sk_test_free_2: free
               sk_test_pro_1: pro
             routes:
-              - { method: POST, path: /v1/labels, criticality: CRITICAL, idempotency-required: true }
+              - { method: POST, path: /v1/labels, criticality: CRITICAL }
               - { method: POST, path: "/v1/labels:batch", cost: 10 }
               - { method: POST, path: "/v1/labels:huge", cost: 30 }
               - { method: GET, path: /v1/quotes, criticality: SHEDDABLE }

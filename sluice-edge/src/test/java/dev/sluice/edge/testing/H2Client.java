@@ -15,6 +15,8 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
+import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
+import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2DataFrame;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2Headers;
@@ -84,6 +86,12 @@ public final class H2Client implements AutoCloseable {
          */
         public Stream dataWithoutWaiting(byte[] bytes) {
             channel.writeAndFlush(new DefaultHttp2DataFrame(Unpooled.wrappedBuffer(bytes), false));
+            return this;
+        }
+
+        /** Resets the stream (RST_STREAM with {@code CANCEL}): the client gives up on the request. */
+        public Stream cancel() {
+            channel.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.CANCEL)).syncUninterruptibly();
             return this;
         }
 

@@ -6,6 +6,7 @@ import dev.sluice.edge.EdgeServer;
 import dev.sluice.edge.config.AdminConfig;
 import dev.sluice.examples.demo.fleet.Tenancy;
 import dev.sluice.limiter.BurstPolicy;
+import dev.sluice.limiter.ConcurrencyPolicy;
 import dev.sluice.limiter.Plan;
 import dev.sluice.limiter.Policy;
 import dev.sluice.limiter.QuotaPolicy;
@@ -103,6 +104,7 @@ public final class ShiplaneEdge implements DemoEdge {
             switch (p) {
                 case BurstPolicy b -> policies.add(b);
                 case QuotaPolicy q -> quotaName = q.name();
+                case ConcurrencyPolicy c -> policies.add(c);
             }
         }
         policies.add(QuotaPolicy.daily(quotaName, dailyQuota));
@@ -115,6 +117,7 @@ public final class ShiplaneEdge implements DemoEdge {
             parts.add(switch (p) {
                 case BurstPolicy b -> String.format(Locale.ROOT, "burst %d per %d s", b.quota(), b.windowSeconds());
                 case QuotaPolicy q -> String.format(Locale.ROOT, "%,d a day", q.quota());
+                case ConcurrencyPolicy c -> String.format(Locale.ROOT, "%d in flight", c.quota());
             });
         }
         return String.join(", ", parts);

@@ -1,6 +1,7 @@
 package dev.sluice.limiter.config;
 
 import dev.sluice.limiter.BurstPolicy;
+import dev.sluice.limiter.ConcurrencyPolicy;
 import dev.sluice.limiter.Plan;
 import dev.sluice.limiter.Policy;
 import dev.sluice.limiter.QuotaPolicy;
@@ -35,17 +36,21 @@ import java.util.Set;
  *       - { name: burst, kind: burst, q: 200, w: 2 }
  *       - { name: monthly, kind: quota, q: 5000000, window: monthly, anchor-day: 1 }
  *       - { name: upload, kind: burst, q: 10000000, w: 1, unit: content-bytes }
+ *       - { name: inflight, kind: concurrency, q: 10 }           # 10 requests in flight at most
  * keys:
  *   sk_test_free_1: free
  *   sk_test_pro_1: { plan: pro, renewal-day: 15 }
  * key-file: keys.yaml        # optional; the same mapping as `keys`, path relative to this file
  * }</pre>
  *
- * <p>Policy fields: {@code name} (required), {@code kind} ({@code burst} | {@code quota}, required),
+ * <p>Policy fields: {@code name} (required), {@code kind} ({@code burst} | {@code quota} |
+ * {@code concurrency}, required; a concurrency policy takes only {@code name}, {@code q}, {@code pk}
+ * and, optionally, {@code unit: concurrent-requests}),
  * {@code q} (integer &gt; 0, required), {@code w} (seconds &gt; 0, burst only, required there),
  * {@code window} ({@code daily} | {@code monthly}, quota only, required there), {@code anchor-day}
  * (monthly only, 1..31, default 1; a key's {@code renewal-day} overrides it), {@code unit}
- * ({@code requests} (default) | {@code content-bytes}), {@code pk} (partition key, optional).
+ * ({@code requests} (default) | {@code content-bytes}; {@code concurrent-requests} only with
+ * {@code kind: concurrency}), {@code pk} (partition key, optional).
  *
  * <p>Errors name the file, line and field and are collected: {@link #load(Path)} reports them all at
  * once in a {@link ConfigException}. Immutable and thread-safe.
@@ -250,17 +255,31 @@ public final class LimiterConfig {
         Optional<String> kind = required(node, "kind", problems).flatMap(n -> n.asText(problems));
         OptionalLong q = required(node, "q", problems)
                 .map(n -> n.asLong(problems, 1, Long.MAX_VALUE)).orElse(OptionalLong.empty());
-        QuotaUnit unit = node.get("unit").flatMap(n -> readUnit(n, problems)).orElse(QuotaUnit.REQUESTS);
+        boolean concurrency = kind.isPresent() && kind.get().equals("concurrency");
+        QuotaUnit unit = node.get("unit").flatMap(n -> readUnit(n, concurrency, problems)).orElse(QuotaUnit.REQUESTS);
         String pk = node.get("pk").flatMap(n -> n.asText(problems)).orElse(null);
-        if (kind.isPresent() && !kind.get().equals("burst") && !kind.get().equals("quota")) {
-            problems.add(node.get("kind").orElseThrow(), "must be burst or quota, was \"" + kind.get() + "\"");
+        if (kind.isPresent() && !kind.get().equals("burst") && !kind.get().equals("quota") && !concurrency) {
+            problems.add(node.get("kind").orElseThrow(), "must be burst, quota or concurrency, was \""
+                    + kind.get() + "\"");
             return Optional.empty();
         }
         if (kind.isEmpty()) {
             return Optional.empty();
         }
         Policy policy = null;
-        if (kind.get().equals("burst")) {
+        if (concurrency) {
+            String why = "a concurrency policy counts requests in flight; it has no window";
+            forbid(node, "w", why, problems);
+            forbid(node, "window", why, problems);
+            forbid(node, "anchor-day", why, problems);
+            if (problems.list().size() == before && name.isPresent() && q.isPresent()) {
+                try {
+                    policy = new ConcurrencyPolicy(name.get(), q.getAsLong(), pk);
+                } catch (IllegalArgumentException e) {
+                    addToNamedField(node, e, problems);
+                }
+            }
+        } else if (kind.get().equals("burst")) {
             forbid(node, "window", "burst policies refill continuously; window is for quota policies", problems);
             forbid(node, "anchor-day", "anchor-day is for monthly quota policies", problems);
             OptionalLong w = required(node, "w", problems)
@@ -295,13 +314,24 @@ public final class LimiterConfig {
         return Optional.ofNullable(policy);
     }
 
-    private static Optional<QuotaUnit> readUnit(ConfigNode node, ConfigProblems problems) {
+    private static Optional<QuotaUnit> readUnit(ConfigNode node, boolean concurrency, ConfigProblems problems) {
         Optional<String> text = node.asText(problems);
         if (text.isEmpty()) {
             return Optional.empty();
         }
         Optional<QuotaUnit> unit = QuotaUnit.fromWireName(text.get());
-        if (unit.isEmpty() || unit.get() == QuotaUnit.CONCURRENT_REQUESTS) {
+        if (concurrency) {
+            if (unit.isEmpty() || unit.get() != QuotaUnit.CONCURRENT_REQUESTS) {
+                problems.add(node, "a concurrency policy counts concurrent-requests, was \"" + text.get() + "\"");
+            }
+            return Optional.empty();
+        }
+        if (unit.isPresent() && unit.get() == QuotaUnit.CONCURRENT_REQUESTS) {
+            problems.add(node, "concurrent-requests is the unit of kind: concurrency, not of a burst or quota"
+                    + " policy");
+            return Optional.empty();
+        }
+        if (unit.isEmpty()) {
             problems.add(node, "must be requests or content-bytes, was \"" + text.get() + "\"");
             return Optional.empty();
         }

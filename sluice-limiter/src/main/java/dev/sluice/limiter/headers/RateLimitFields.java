@@ -18,7 +18,9 @@ import java.util.List;
  * and {@code sluice replay} write exactly what this class writes.
  *
  * <p>{@code qu} is omitted for request policies (the draft's default unit) and written for the
- * others; {@code pk} is the UTF-8 bytes of the policy's partition key. Thread-safe (stateless).
+ * others; {@code pk} is the UTF-8 bytes of the policy's partition key. A concurrency policy has no
+ * window: its {@code RateLimit-Policy} item has no {@code w}, and its {@code RateLimit} item carries
+ * {@code t} only on a denial (where it equals the Retry-After). Thread-safe (stateless).
  */
 public final class RateLimitFields {
 
@@ -36,7 +38,7 @@ public final class RateLimitFields {
             items.add(new QuotaPolicy(
                     p.name(),
                     p.quota(),
-                    p.windowSeconds(),
+                    p.unit() == QuotaUnit.CONCURRENT_REQUESTS ? null : p.windowSeconds(),
                     p.unit() == QuotaUnit.REQUESTS ? null : p.unit().wireName(),
                     p.partitionKey() == null
                             ? null
@@ -61,7 +63,11 @@ public final class RateLimitFields {
             }
             PolicyState s = states.get(i);
             String pk = s.policy().partitionKey();
-            if (pk == null) {
+            if (s.policy().unit() == QuotaUnit.CONCURRENT_REQUESTS) {
+                RateLimitWriter.appendServiceLimit(sb, new ServiceLimit(s.policy().name(), s.remaining(),
+                        s.resetSeconds() == 0 ? null : s.resetSeconds(),
+                        pk == null ? null : new SfByteSequence(pk.getBytes(StandardCharsets.UTF_8))));
+            } else if (pk == null) {
                 RateLimitWriter.appendServiceLimit(sb, s.policy().name(), s.remaining(), s.resetSeconds());
             } else {
                 RateLimitWriter.appendServiceLimit(sb, new ServiceLimit(s.policy().name(), s.remaining(),

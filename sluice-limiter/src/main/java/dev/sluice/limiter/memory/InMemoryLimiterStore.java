@@ -2,6 +2,7 @@ package dev.sluice.limiter.memory;
 
 import dev.sluice.limiter.Allowed;
 import dev.sluice.limiter.BurstPolicy;
+import dev.sluice.limiter.ConcurrencyPolicy;
 import dev.sluice.limiter.CostExceedsBurst;
 import dev.sluice.limiter.Costs;
 import dev.sluice.limiter.Decision;
@@ -46,6 +47,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * window {@code w}; with a quota, the keys that spent anything in the current window. A flood of
  * random keys therefore costs memory for {@code w} seconds only, unless those keys hold a quota (the
  * edge only creates state for authenticated keys).
+ *
+ * <p><b>Concurrency policies</b> keep the key's in-flight count in their slot, taken by
+ * {@link #decide} with the other policies and given back by {@link #release}; a key with a request in
+ * flight is never full, so it is never evicted while it holds a slot.
  *
  * <p><b>Time.</b> Burst policies read {@link TimeSource#nanoTime()}, as microseconds since the store
  * was built (compared by subtraction, so an origin near {@code Long.MAX_VALUE} is fine; a reading
@@ -167,6 +172,10 @@ public final class InMemoryLimiterStore implements LimiterStore {
             long next = Gcra.admit(p, value, p.ticksOf(micros), cost);
             return next == Gcra.DENIED ? DENIED : next;
         }
+        if (plan.isConcurrency(i)) {
+            // value = requests in flight; the cost is one slot
+            return value + cost > plan.policy(i).quota() ? DENIED : value + cost;
+        }
         QuotaPolicy q = (QuotaPolicy) plan.policy(i);
         long next = QuotaCounter.admit(value, q.window().windowIdAt(wall), cost, q.quota());
         return next == QuotaCounter.DENIED ? DENIED : next;
@@ -209,6 +218,8 @@ public final class InMemoryLimiterStore implements LimiterStore {
                 // a window can only refuse before its end; guard against a zero wait all the same
                 yield wait.isNegative() || wait.isZero() ? Duration.ofSeconds(1) : wait;
             }
+            case ConcurrencyPolicy c -> value + cost > c.quota()
+                    ? Duration.ofSeconds(ConcurrencyPolicy.RETRY_AFTER_SECONDS) : Duration.ZERO;
         };
     }
 
@@ -228,6 +239,10 @@ public final class InMemoryLimiterStore implements LimiterStore {
             Policy b = plan.policy(i);
             return new PolicyState(b, remaining, Gcra.resetSeconds(p, value, now), b.quota() - remaining,
                     PolicyState.NO_RESET_AT);
+        }
+        if (plan.isConcurrency(i)) {
+            Policy c = plan.policy(i);
+            return new PolicyState(c, Math.max(0, c.quota() - value), 0, value, PolicyState.NO_RESET_AT);
         }
         QuotaPolicy q = (QuotaPolicy) plan.policy(i);
         CalendarWindow window = q.window();
@@ -292,7 +307,50 @@ public final class InMemoryLimiterStore implements LimiterStore {
                 long chargedEnd = charge.states().get(i).resetAtEpochSecond();
                 yield QuotaCounter.refund(value, q.window().windowIdAt(chargedEnd - 1), cost);
             }
+            case ConcurrencyPolicy c -> value; // slots come back through release(), once the request ends
         };
+    }
+
+    @Override
+    public void release(String key, Allowed charge) {
+        Objects.requireNonNull(key, "key");
+        Plan plan = charge.plan();
+        if (!plan.hasConcurrencyPolicy()) {
+            return;
+        }
+        for (;;) {
+            KeyState s = keys.get(key);
+            if (s == null) {
+                return; // a key holding a slot is never full, so never evicted: nothing is held
+            }
+            long[] cur = s.snapshot();
+            if (cur == null) {
+                keys.remove(key, s); // retired by a reload in progress: help, then find the new state
+                continue;
+            }
+            long[] next = cur.clone();
+            boolean changed = false;
+            for (int i = 0; i < plan.size(); i++) {
+                if (!plan.isConcurrency(i)) {
+                    continue;
+                }
+                // by name and equality: a reload that kept the policy carried the count over
+                int j = s.plan == plan ? i : s.plan.indexOf(plan.policy(i).name());
+                if (j >= 0 && s.plan.policy(j).equals(plan.policy(i)) && next[j] > 0) {
+                    next[j]--;
+                    changed = true;
+                }
+            }
+            if (!changed || s.compareAndSet(cur, next)) {
+                return;
+            }
+        }
+    }
+
+    /** Always {@code true}: in-flight counts live in the key's state. */
+    @Override
+    public boolean supportsConcurrencyPolicies() {
+        return true;
     }
 
     /**
@@ -407,6 +465,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
                         yield Gcra.isFull(values[i], p.ticksOf(micros));
                     }
                     case QuotaPolicy q -> QuotaCounter.isFull(values[i], q.window().windowIdAt(wall));
+                    case ConcurrencyPolicy c -> values[i] == 0;
                 };
                 if (!full) {
                     return false;

@@ -38,6 +38,18 @@ import java.util.concurrent.CompletionStage;
  *       policies allow.</li>
  * </ul>
  *
+ * <p><b>Concurrency policies</b> ({@link dev.sluice.limiter.ConcurrencyPolicy}, quota unit
+ * {@code concurrent-requests}): {@link #decide} takes one slot of each with the rest of the charge
+ * (all or none); the caller gives them back with {@link #release} exactly once when the request has
+ * ended (its answer completed, or its client went away), whatever the answer was. {@link #refund} never
+ * touches them. A store says whether it can hold such policies with
+ * {@link #supportsConcurrencyPolicies()}; the edge refuses a configuration that needs them on a store
+ * that cannot. What a shared store needs for them: one entry per admitted request (e.g. a Redis sorted
+ * set per key and policy, member = {@link Allowed#lease()}, score = the lease's expiry), so that
+ * {@link #release} removes exactly that request's slot and the slots of a replica that died expire by
+ * themselves; {@code decide} drops expired members and counts the rest in the same script that charges
+ * the other policies.
+ *
  * <p>Keys are opaque strings chosen by the caller (the edge uses the authenticated API key, plus the
  * partition key where a policy has one).
  */
@@ -69,9 +81,39 @@ public interface LimiterStore extends AutoCloseable {
      * Gives back what {@code charge} took from {@code key} (SPEC §3.9: an upstream 503 is refunded to
      * the policies it was charged to). A burst policy never refills beyond full; a quota policy is
      * refunded only if its window has not rolled over since the charge. Refunding twice refunds
-     * twice: call it once per charge.
+     * twice: call it once per charge. Concurrency slots are not refunded here (see {@link #release}).
      */
     void refund(String key, Allowed charge);
+
+    /**
+     * Gives back the concurrency slots {@code charge} holds (SPEC §1 {@code concurrent-requests}): call
+     * it exactly once per {@link Allowed} whose plan {@linkplain Plan#hasConcurrencyPolicy() has a
+     * concurrency policy}, when the request has ended (answer complete, upstream failed, or client gone).
+     * A no-op for other plans. A slot is never released below zero, and a slot of a plan replaced by a
+     * configuration reload is released from the policy of the same name and quota, if the key still has
+     * one.
+     *
+     * <p>The default does nothing for a plan without concurrency policies and throws otherwise: a
+     * store that {@linkplain #supportsConcurrencyPolicies() supports them} overrides it.
+     *
+     * @throws UnsupportedOperationException if the plan has a concurrency policy and the store does not
+     *     support them
+     */
+    default void release(String key, Allowed charge) {
+        if (charge.plan().hasConcurrencyPolicy()) {
+            throw new UnsupportedOperationException(getClass().getSimpleName()
+                    + " does not hold concurrent-requests policies");
+        }
+    }
+
+    /**
+     * Whether this store can decide plans with a {@link dev.sluice.limiter.ConcurrencyPolicy} (and
+     * {@link #release} their slots). {@code false} by default; a store that does not support them may
+     * fail {@link #decide} on such a plan.
+     */
+    default boolean supportsConcurrencyPolicies() {
+        return false;
+    }
 
     /**
      * {@link #decide} without blocking the caller: a network store completes the stage when its
@@ -81,7 +123,10 @@ public interface LimiterStore extends AutoCloseable {
         return CompletableFuture.completedFuture(decide(key, plan, costs));
     }
 
-    /** {@link #usage} without blocking the caller; see {@link #decideAsync}. */
+    /**
+     * {@link #usage} without blocking the caller; see {@link #decideAsync}. A shared store failing closed
+     * that cannot read its state completes it exceptionally with {@link StoreUnavailableException}.
+     */
     default CompletionStage<List<PolicyState>> usageAsync(String key, Plan plan) {
         return CompletableFuture.completedFuture(usage(key, plan));
     }
@@ -90,6 +135,37 @@ public interface LimiterStore extends AutoCloseable {
     default CompletionStage<Void> refundAsync(String key, Allowed charge) {
         refund(key, charge);
         return CompletableFuture.completedFuture(null);
+    }
+
+    /** {@link #release} without blocking the caller; see {@link #decideAsync}. */
+    default CompletionStage<Void> releaseAsync(String key, Allowed charge) {
+        try {
+            release(key, charge);
+            return CompletableFuture.completedFuture(null);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * Checks, when configuration is loaded, that this store can decide under {@code plan}, so a plan it
+     * cannot represent fails at start (or is refused at reload) rather than on a request. The in-memory
+     * store decides every valid plan (the default does nothing); a Redis store refuses a burst policy
+     * outside its script's exact integer range.
+     *
+     * @throws IllegalArgumentException naming the policy and the reason, when it cannot
+     */
+    default void validate(Plan plan) {}
+
+    /**
+     * This store deciding with {@code mode} when its shared state cannot be reached in time (SPEC §3.14:
+     * fail-open-degraded by default, fail-closed where configured, e.g. per route). The view shares this
+     * store's state, connections and counters; closing it does nothing. A store that never loses its
+     * state (the in-memory store: the default) returns itself. Cheap to call per request: a store
+     * returns one cached view per mode.
+     */
+    default LimiterStore withFailureMode(FailureMode mode) {
+        return this;
     }
 
     /** Releases connections or threads the store holds; the in-memory store holds none. */

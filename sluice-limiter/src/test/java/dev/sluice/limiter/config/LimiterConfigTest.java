@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.sluice.limiter.BurstPolicy;
+import dev.sluice.limiter.ConcurrencyPolicy;
 import dev.sluice.limiter.Plan;
 import dev.sluice.limiter.QuotaPolicy;
 import dev.sluice.limiter.QuotaUnit;
@@ -95,11 +96,11 @@ class LimiterConfigTest {
                 "5: plans.free.policies[1].window: must be daily or monthly, was \"weekly\"",
                 "6: plans.free.policies[2].name: duplicate policy name \"burst\" (first at line 4)",
                 "8: plans.pro.policies: must not be empty (a plan needs at least one policy)",
-                "11: plans.team.policies[0].kind: must be burst or quota, was \"bucket\"",
+                "11: plans.team.policies[0].kind: must be burst, quota or concurrency, was \"bucket\"",
                 "12: plans.team.policies[1].q: must be an integer, was \"many\"",
                 "12: plans.team.policies[1].w: not allowed here: a quota policy's window sets w (daily 86400, monthly 2592000)",
                 "13: plans.team.policies[2].qq: unknown field (expected one of name, kind, q, w, window, anchor-day, unit, pk)",
-                "13: plans.team.policies[2].unit: must be requests or content-bytes, was \"concurrent-requests\"",
+                "13: plans.team.policies[2].unit: concurrent-requests is the unit of kind: concurrency, not of a burst or quota policy",
                 "16: keys.sk_b: unknown plan \"gold\" (plans: free, pro, team)",
                 "17: keys.sk_c.renewal-day: must be in 1..31, was 40",
                 "18: key-file: cannot read key file " + file.getParent().resolve("missing-keys.yaml"));
@@ -194,5 +195,36 @@ class LimiterConfigTest {
 
         assertThat(config.plans()).containsOnlyKeys("free");
         assertThat(config.keys()).isEmpty();
+    }
+
+    @Test
+    void aConcurrencyPolicyIsReadWithItsUnitImplied() {
+        LimiterConfig config = readString("""
+                plans:
+                  busy:
+                    policies:
+                      - { name: inflight, kind: concurrency, q: 10 }
+                      - { name: both, kind: concurrency, q: 4, unit: concurrent-requests }
+                keys: { sk_1: busy }
+                """);
+        assertThat(config.binding("sk_1").orElseThrow().plan().policies())
+                .containsExactly(ConcurrencyPolicy.of("inflight", 10), ConcurrencyPolicy.of("both", 4));
+    }
+
+    @Test
+    void concurrentRequestsBelongsToKindConcurrencyOnly() {
+        assertThatThrownBy(() -> readString("plans:\n  p:\n    policies:\n"
+                + "      - { name: b, kind: burst, q: 5, w: 1, unit: concurrent-requests }\n"))
+                .hasMessage("config.yaml:4: plans.p.policies[0].unit: concurrent-requests is the unit of kind:"
+                        + " concurrency, not of a burst or quota policy");
+        assertThatThrownBy(() -> readString("plans:\n  p:\n    policies:\n"
+                + "      - { name: c, kind: concurrency, q: 5, w: 1 }\n"))
+                .hasMessageContaining("plans.p.policies[0].w: not allowed here: a concurrency policy counts requests in flight");
+        assertThatThrownBy(() -> readString("plans:\n  p:\n    policies:\n"
+                + "      - { name: c, kind: concurrency, q: 5, unit: requests }\n"))
+                .hasMessageContaining("plans.p.policies[0].unit: a concurrency policy counts concurrent-requests");
+        assertThatThrownBy(() -> readString("plans:\n  p:\n    policies:\n"
+                + "      - { name: c, kind: lanes, q: 5 }\n"))
+                .hasMessageContaining("must be burst, quota or concurrency");
     }
 }

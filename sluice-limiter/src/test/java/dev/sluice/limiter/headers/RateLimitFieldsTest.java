@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.limiter.Allowed;
 import dev.sluice.limiter.BurstPolicy;
+import dev.sluice.limiter.ConcurrencyPolicy;
 import dev.sluice.limiter.Costs;
 import dev.sluice.limiter.Decision;
 import dev.sluice.limiter.Plan;
@@ -57,5 +58,21 @@ class RateLimitFieldsTest {
                 new QuotaPolicy("bytes", 1_000_000, CalendarWindow.daily(), QuotaUnit.CONTENT_BYTES, null));
         assertThat(upload.rateLimitPolicyField())
                 .isEqualTo("\"burst\";q=20;w=2, \"bytes\";q=1000000;w=86400;qu=\"content-bytes\"");
+    }
+
+    @Test
+    void concurrencyPoliciesCarryTheirUnitWithoutWindowAndTOnlyOnADenial() {
+        // SPEC §1 / §2.1: qu="concurrent-requests"; a concurrency policy has no window, so no w
+        Plan plan = Plan.of("conc", BurstPolicy.of("burst", 20, 2), ConcurrencyPolicy.of("inflight", 2));
+        assertThat(plan.rateLimitPolicyField())
+                .isEqualTo("\"burst\";q=20;w=2, \"inflight\";q=2;qu=\"concurrent-requests\"");
+        InMemoryLimiterStore store = new InMemoryLimiterStore(ManualTimeSource.at("2026-11-30T12:00:00Z"));
+        Decision first = store.decide("k", plan, Costs.ONE);
+        assertThat(RateLimitFields.rateLimitField(first.states()))
+                .isEqualTo("\"burst\";r=19;t=1, \"inflight\";r=1");
+        store.decide("k", plan, Costs.ONE);
+        Decision denied = store.decide("k", plan, Costs.ONE);
+        assertThat(RateLimitFields.rateLimitField(denied.states()))
+                .isEqualTo("\"burst\";r=18;t=1, \"inflight\";r=0;t=1");
     }
 }

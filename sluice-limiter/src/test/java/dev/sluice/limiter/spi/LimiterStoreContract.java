@@ -1,9 +1,11 @@
 package dev.sluice.limiter.spi;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.sluice.limiter.Allowed;
 import dev.sluice.limiter.BurstPolicy;
+import dev.sluice.limiter.ConcurrencyPolicy;
 import dev.sluice.limiter.CostExceedsBurst;
 import dev.sluice.limiter.Costs;
 import dev.sluice.limiter.Decision;
@@ -455,5 +457,128 @@ public abstract class LimiterStoreContract {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    // ---- concurrent-requests policies (SPEC §1); skipped by a store that does not support them --------
+
+    /** A burst of 20 per 2 s and at most 3 requests in flight. */
+    protected static final Plan THREE_IN_FLIGHT = Plan.of("conc",
+            BurstPolicy.of("burst", 20, 2), ConcurrencyPolicy.of("inflight", 3));
+
+    private void assumeConcurrency() {
+        assumeTrue(store.supportsConcurrencyPolicies(), "this store does not hold concurrency policies");
+    }
+
+    @Test
+    void aConcurrencyPolicyAdmitsUpToQInFlightAndAReleaseFreesOneSlot() {
+        assumeConcurrency();
+        List<Allowed> held = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            held.add((Allowed) decide("k", THREE_IN_FLIGHT, 1));
+        }
+        assertThat(state(held.get(2), "inflight").remaining()).isZero();
+        assertThat(state(held.get(2), "inflight").used()).isEqualTo(3);
+
+        Decision fourth = decide("k", THREE_IN_FLIGHT, 1);
+        assertThat(fourth).isInstanceOf(Denied.class);
+        Denied d = (Denied) fourth;
+        assertThat(d.policy().name()).isEqualTo("inflight");
+        assertThat(d.retryAfterSeconds()).isEqualTo(ConcurrencyPolicy.RETRY_AFTER_SECONDS);
+        assertThat(d.outcome()).isEqualTo(Outcome.RATE_LIMITED);
+
+        store.release("k", held.get(0));
+        Decision fifth = decide("k", THREE_IN_FLIGHT, 1);
+        assertThat(fifth).isInstanceOf(Allowed.class);
+        assertThat(state(fifth, "inflight").remaining()).isZero();
+    }
+
+    @Test
+    void aConcurrencyDenialChargesNoOtherPolicyAndABurstDenialTakesNoSlot() {
+        assumeConcurrency();
+        for (int i = 0; i < 3; i++) {
+            decide("k", THREE_IN_FLIGHT, 1);
+        }
+        assertThat(decide("k", THREE_IN_FLIGHT, 1)).isInstanceOf(Denied.class);
+        // SPEC §3.3: the refused request left the burst as it was (3 spent, nothing more)
+        assertThat(usage("k", THREE_IN_FLIGHT, "burst").remaining()).isEqualTo(17);
+
+        Plan tinyBurst = Plan.of("tiny", BurstPolicy.of("burst", 1, 60), ConcurrencyPolicy.of("inflight", 3));
+        Allowed first = (Allowed) decide("t", tinyBurst, 1);
+        store.release("t", first);
+        assertThat(decide("t", tinyBurst, 1)).isInstanceOf(Denied.class); // the burst refuses
+        assertThat(usage("t", tinyBurst, "inflight").remaining()).isEqualTo(3);
+    }
+
+    @Test
+    void aRefundGivesBackTheBurstButNotTheSlot() {
+        assumeConcurrency();
+        Allowed a = (Allowed) decide("k", THREE_IN_FLIGHT, 1);
+
+        store.refund("k", a);
+
+        assertThat(usage("k", THREE_IN_FLIGHT, "burst").remaining()).isEqualTo(20);
+        assertThat(usage("k", THREE_IN_FLIGHT, "inflight").remaining()).isEqualTo(2);
+        store.release("k", a);
+        assertThat(usage("k", THREE_IN_FLIGHT, "inflight").remaining()).isEqualTo(3);
+    }
+
+    @Test
+    void releasingMoreThanWasTakenNeverMintsSlots() {
+        assumeConcurrency();
+        Allowed a = (Allowed) decide("k", THREE_IN_FLIGHT, 1);
+        store.release("k", a);
+        store.release("k", a);
+
+        assertThat(usage("k", THREE_IN_FLIGHT, "inflight").remaining()).isEqualTo(3);
+        for (int i = 0; i < 3; i++) {
+            assertThat(decide("k", THREE_IN_FLIGHT, 1)).isInstanceOf(Allowed.class);
+        }
+        assertThat(decide("k", THREE_IN_FLIGHT, 1)).isInstanceOf(Denied.class);
+    }
+
+    @Test
+    void slotsAreHeldPerKey() {
+        assumeConcurrency();
+        for (int i = 0; i < 3; i++) {
+            decide("a", THREE_IN_FLIGHT, 1);
+        }
+        assertThat(decide("b", THREE_IN_FLIGHT, 1)).isInstanceOf(Allowed.class);
+    }
+
+    @Test
+    void concurrentCallersNeverHoldMoreThanQSlots() throws Exception {
+        assumeConcurrency();
+        Plan plan = Plan.of("c", ConcurrencyPolicy.of("inflight", 4));
+        java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger maxSeen = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger admitted = new java.util.concurrent.atomic.AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<?>> all = new ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                all.add(pool.submit(() -> {
+                    start.await();
+                    for (int i = 0; i < 200; i++) {
+                        if (store.decide("k", plan, Costs.ONE) instanceof Allowed a) {
+                            maxSeen.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+                            admitted.incrementAndGet();
+                            inFlight.decrementAndGet();
+                            store.release("k", a);
+                        }
+                    }
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> f : all) {
+                f.get(30, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(maxSeen.get()).isLessThanOrEqualTo(4);
+        assertThat(admitted.get()).isPositive();
+        assertThat(usage("k", plan, "inflight").remaining()).isEqualTo(4); // every slot came back
     }
 }

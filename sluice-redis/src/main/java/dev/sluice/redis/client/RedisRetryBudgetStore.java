@@ -3,6 +3,7 @@ package dev.sluice.redis.client;
 import dev.sluice.client.RetryBudgetConfig;
 import dev.sluice.client.spi.RetryBudgetStore;
 import dev.sluice.redis.RedisEndpoint;
+import dev.sluice.redis.internal.LuaScript;
 import java.util.List;
 import java.util.Objects;
 
@@ -31,6 +32,12 @@ import java.util.Objects;
  */
 public final class RedisRetryBudgetStore implements RetryBudgetStore {
 
+    /** A fresh instance of {@code budget.lua} (each store counts its own loads). */
+    static LuaScript budgetScript() {
+        return LuaScript.resource(RedisRetryBudgetStore.class, "budget.lua");
+    }
+
+
     private final ScriptCalls calls;
     private final String[] keys;
     private final String slotMicros;
@@ -48,10 +55,10 @@ public final class RedisRetryBudgetStore implements RetryBudgetStore {
      * @throws NullPointerException if an argument is {@code null}
      */
     public RedisRetryBudgetStore(RedisEndpoint endpoint, String limitName, SharedLimitsConfig config) {
-        this(endpoint, SharedKeys.of(config.keyPrefix(), limitName), config, ClientScript.budget(), limitName, true);
+        this(endpoint, SharedKeys.of(config.keyPrefix(), limitName), config, budgetScript(), limitName, true);
     }
 
-    RedisRetryBudgetStore(RedisEndpoint endpoint, SharedKeys keys, SharedLimitsConfig config, ClientScript script,
+    RedisRetryBudgetStore(RedisEndpoint endpoint, SharedKeys keys, SharedLimitsConfig config, LuaScript script,
             String limitName, boolean preload) {
         Objects.requireNonNull(endpoint, "endpoint");
         RetryBudgetConfig b = config.budget();

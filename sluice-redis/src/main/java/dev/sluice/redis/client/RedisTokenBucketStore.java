@@ -2,6 +2,7 @@ package dev.sluice.redis.client;
 
 import dev.sluice.client.spi.TokenBucketStore;
 import dev.sluice.redis.RedisEndpoint;
+import dev.sluice.redis.internal.LuaScript;
 import java.util.List;
 import java.util.Objects;
 
@@ -45,6 +46,12 @@ import java.util.Objects;
  */
 public final class RedisTokenBucketStore implements TokenBucketStore {
 
+    /** A fresh instance of {@code bucket.lua} (each store counts its own loads). */
+    static LuaScript bucketScript() {
+        return LuaScript.resource(RedisTokenBucketStore.class, "bucket.lua");
+    }
+
+
     static final double MAX_PER_SECOND = 1e6;
     static final double MAX_CAPACITY = 1e9;
     private static final double MICROS = 1e6;
@@ -72,10 +79,10 @@ public final class RedisTokenBucketStore implements TokenBucketStore {
      * @throws NullPointerException if an argument is {@code null}
      */
     public RedisTokenBucketStore(RedisEndpoint endpoint, String limitName, SharedLimitsConfig config) {
-        this(endpoint, SharedKeys.of(config.keyPrefix(), limitName), config, ClientScript.bucket(), limitName, true);
+        this(endpoint, SharedKeys.of(config.keyPrefix(), limitName), config, bucketScript(), limitName, true);
     }
 
-    RedisTokenBucketStore(RedisEndpoint endpoint, SharedKeys keys, SharedLimitsConfig config, ClientScript script,
+    RedisTokenBucketStore(RedisEndpoint endpoint, SharedKeys keys, SharedLimitsConfig config, LuaScript script,
             String limitName, boolean preload) {
         Objects.requireNonNull(endpoint, "endpoint");
         this.calls = new ScriptCalls(endpoint, script, config, "shared pacer bucket \"" + limitName + "\"", preload);

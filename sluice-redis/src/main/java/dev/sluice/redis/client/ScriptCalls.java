@@ -1,6 +1,7 @@
 package dev.sluice.redis.client;
 
 import dev.sluice.redis.RedisEndpoint;
+import dev.sluice.redis.internal.LuaScript;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.util.List;
@@ -30,7 +31,7 @@ final class ScriptCalls {
     private static final long CALLER_CLOCK_BASE_MICROS = 1_700_000_000_000_000L;
 
     private final RedisEndpoint endpoint;
-    private final ClientScript script;
+    private final LuaScript script;
     private final SharedLimitsConfig config;
     private final String what;
     private final long timeoutNanos;
@@ -48,7 +49,7 @@ final class ScriptCalls {
     private volatile long clockOriginNanos;
 
     /** {@code preload}: load the script as soon as Redis is up (a test of the NOSCRIPT path passes false). */
-    ScriptCalls(RedisEndpoint endpoint, ClientScript script, SharedLimitsConfig config, String what, boolean preload) {
+    ScriptCalls(RedisEndpoint endpoint, LuaScript script, SharedLimitsConfig config, String what, boolean preload) {
         this.endpoint = endpoint;
         this.script = script;
         this.config = config;
@@ -158,7 +159,7 @@ final class ScriptCalls {
                 endpoint.recordSuccess();
                 return;
             }
-            Throwable cause = ClientScript.unwrap(e);
+            Throwable cause = LuaScript.unwrap(e);
             errors.increment();
             lastCause = describe(cause);
             if (isAvailabilityFailure(cause)) {

@@ -1,5 +1,6 @@
 package dev.sluice.redis.client;
 
+import dev.sluice.redis.internal.HashTags;
 import java.util.Objects;
 
 /**
@@ -21,16 +22,6 @@ record SharedKeys(String bucket, String budget) {
     }
 
     static String escape(String name) {
-        StringBuilder sb = new StringBuilder(name.length() + 8);
-        for (int i = 0; i < name.length(); i++) {
-            char c = name.charAt(i);
-            switch (c) {
-                case '%' -> sb.append("%25");
-                case '{' -> sb.append("%7B");
-                case '}' -> sb.append("%7D");
-                default -> sb.append(c);
-            }
-        }
-        return sb.toString();
+        return HashTags.escape(name);
     }
 }

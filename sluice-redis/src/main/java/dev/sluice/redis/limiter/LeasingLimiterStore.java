@@ -8,6 +8,7 @@ import dev.sluice.limiter.Plan;
 import dev.sluice.limiter.Policy;
 import dev.sluice.limiter.PolicyState;
 import dev.sluice.limiter.QuotaUnit;
+import dev.sluice.limiter.spi.FailureMode;
 import dev.sluice.limiter.spi.LimiterStore;
 import dev.sluice.time.TimeSource;
 import java.time.Duration;
@@ -18,6 +19,9 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -49,7 +53,8 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>Only plans whose policies all count requests are leased (a content-bytes cost varies per
  * request); other plans, fallback decisions and a batch Redis refuses go straight to the store, one
- * round trip per request. Thread-safe.
+ * round trip per request. {@link #withFailureMode} gives a view sharing the leases whose round trips
+ * answer by another failure mode. Thread-safe.
  */
 public final class LeasingLimiterStore implements LimiterStore {
 
@@ -61,6 +66,10 @@ public final class LeasingLimiterStore implements LimiterStore {
     private final LongAdder leasesTaken = new LongAdder();
     private final LongAdder admittedFromLeases = new LongAdder();
     private final LongAdder unitsReturned = new LongAdder();
+    private final boolean ownsRedis;
+    private final ScheduledFuture<?> returner;
+    private final LimiterStore failOpenView;
+    private final LimiterStore failClosedView;
 
     /** One key's batch: the Redis charge it came from and the units left. Guarded by its monitor. */
     private static final class Lease {
@@ -85,6 +94,23 @@ public final class LeasingLimiterStore implements LimiterStore {
      * @throws IllegalArgumentException when a value is out of range
      */
     public LeasingLimiterStore(RedisLimiterStore redis, long leaseUnits, Duration leaseTtl, TimeSource time) {
+        this(redis, leaseUnits, leaseTtl, time, false);
+    }
+
+    /**
+     * A leasing store that owns {@code redis}: it returns expired leases every {@code leaseTtl} on the
+     * endpoint's timer thread, and {@link #close()} closes {@code redis} after returning every lease. The
+     * edge's {@code store.lease} setting.
+     *
+     * @throws IllegalArgumentException when a value is out of range
+     */
+    public static LeasingLimiterStore owning(RedisLimiterStore redis, long leaseUnits, Duration leaseTtl,
+            TimeSource time) {
+        return new LeasingLimiterStore(redis, leaseUnits, leaseTtl, time, true);
+    }
+
+    private LeasingLimiterStore(RedisLimiterStore redis, long leaseUnits, Duration leaseTtl, TimeSource time,
+            boolean owning) {
         this.redis = Objects.requireNonNull(redis, "redis");
         if (leaseUnits < 2) {
             throw new IllegalArgumentException("leaseUnits: must be >= 2, was " + leaseUnits);
@@ -95,6 +121,116 @@ public final class LeasingLimiterStore implements LimiterStore {
         this.leaseUnits = leaseUnits;
         this.leaseTtlNanos = leaseTtl.toNanos();
         this.time = Objects.requireNonNull(time, "time");
+        this.ownsRedis = owning;
+        ScheduledFuture<?> task = null;
+        if (owning) {
+            try {
+                task = redis.endpoint().timer().scheduleWithFixedDelay(this::returnExpiredLeasesQuietly,
+                        leaseTtlNanos, leaseTtlNanos, TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException e) {
+                throw new IllegalStateException("the redis endpoint is closed", e);
+            }
+        }
+        this.returner = task;
+        this.failOpenView = new ModeView(FailureMode.FAIL_OPEN_DEGRADED);
+        this.failClosedView = new ModeView(FailureMode.FAIL_CLOSED);
+    }
+
+    /** The strict store the leases are charged to. */
+    public RedisLimiterStore redis() {
+        return redis;
+    }
+
+    private void returnExpiredLeasesQuietly() {
+        try {
+            returnExpiredLeases();
+        } catch (RuntimeException e) {
+            // a closed store or endpoint: the next run or close() returns the rest
+        }
+    }
+
+    /** Delegates to the Redis store's check (every plan may go to Redis one request at a time). */
+    @Override
+    public void validate(Plan plan) {
+        redis.validate(plan);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The view spends the same leases; its round trips to Redis answer by {@code mode}.
+     */
+    @Override
+    public LimiterStore withFailureMode(FailureMode mode) {
+        Objects.requireNonNull(mode, "mode");
+        if (mode == redis.config().failureMode()) {
+            return this;
+        }
+        return mode == FailureMode.FAIL_CLOSED ? failClosedView : failOpenView;
+    }
+
+    /** This store with Redis round trips answered by another failure mode; see {@link #withFailureMode}. */
+    private final class ModeView implements LimiterStore {
+        private final LimiterStore strict;
+
+        ModeView(FailureMode mode) {
+            this.strict = redis.withFailureMode(mode);
+        }
+
+        @Override
+        public Decision decide(String key, Plan plan, Costs costs) {
+            return decideAsync(key, plan, costs).toCompletableFuture().join();
+        }
+
+        @Override
+        public CompletionStage<Decision> decideAsync(String key, Plan plan, Costs costs) {
+            return LeasingLimiterStore.this.decideAsync(key, plan, costs, strict);
+        }
+
+        @Override
+        public List<PolicyState> usage(String key, Plan plan) {
+            return strict.usage(key, plan);
+        }
+
+        @Override
+        public CompletionStage<List<PolicyState>> usageAsync(String key, Plan plan) {
+            return strict.usageAsync(key, plan);
+        }
+
+        @Override
+        public void refund(String key, Allowed charge) {
+            LeasingLimiterStore.this.refund(key, charge);
+        }
+
+        @Override
+        public CompletionStage<Void> refundAsync(String key, Allowed charge) {
+            return LeasingLimiterStore.this.refundAsync(key, charge);
+        }
+
+        @Override
+        public void validate(Plan plan) {
+            redis.validate(plan);
+        }
+
+        @Override
+        public void release(String key, Allowed charge) {
+            LeasingLimiterStore.this.release(key, charge);
+        }
+
+        @Override
+        public CompletionStage<Void> releaseAsync(String key, Allowed charge) {
+            return LeasingLimiterStore.this.releaseAsync(key, charge);
+        }
+
+        @Override
+        public boolean supportsConcurrencyPolicies() {
+            return LeasingLimiterStore.this.supportsConcurrencyPolicies();
+        }
+
+        @Override
+        public LimiterStore withFailureMode(FailureMode other) {
+            return LeasingLimiterStore.this.withFailureMode(other);
+        }
     }
 
     @Override
@@ -104,6 +240,11 @@ public final class LeasingLimiterStore implements LimiterStore {
 
     @Override
     public CompletionStage<Decision> decideAsync(String key, Plan plan, Costs costs) {
+        return decideAsync(key, plan, costs, redis);
+    }
+
+    /** {@code strict}: the Redis store, or its view with another failure mode. */
+    private CompletionStage<Decision> decideAsync(String key, Plan plan, Costs costs, LimiterStore strict) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(plan, "plan");
         Objects.requireNonNull(costs, "costs");
@@ -115,7 +256,7 @@ public final class LeasingLimiterStore implements LimiterStore {
         long batch = batchFor(plan);
         long cost = costs.requests();
         if (batch <= cost) {
-            return redis.decideAsync(key, plan, costs); // nothing to gain: one round trip
+            return strict.decideAsync(key, plan, costs); // nothing to gain: one round trip
         }
         Lease lease = leases.get(key);
         if (lease != null) {
@@ -124,7 +265,7 @@ public final class LeasingLimiterStore implements LimiterStore {
                 return CompletableFuture.completedFuture(fromLease);
             }
         }
-        return redis.decideAsync(key, plan, Costs.requests(batch)).thenCompose(d -> {
+        return strict.decideAsync(key, plan, Costs.requests(batch)).thenCompose(d -> {
             if (d instanceof Allowed charge && !redis.isFallback(d)) {
                 leasesTaken.increment();
                 Lease mine = new Lease(plan, charge, batch - cost, time.nanoTime() + leaseTtlNanos);
@@ -135,9 +276,9 @@ public final class LeasingLimiterStore implements LimiterStore {
                 return CompletableFuture.completedFuture(reported(plan, costs, charge, batch - cost));
             }
             if (d instanceof Allowed localCharge) {
-                redis.refund(key, localCharge); // the fallback decided: no leasing from a local share
+                redis.refundAsync(key, localCharge); // the fallback decided (local, at once): no leasing from a local share
             }
-            return redis.decideAsync(key, plan, costs); // near the limit: ask for exactly this request
+            return strict.decideAsync(key, plan, costs); // near the limit: ask for exactly this request
         });
     }
 
@@ -219,6 +360,12 @@ public final class LeasingLimiterStore implements LimiterStore {
         return redis.usage(key, plan);
     }
 
+    /** {@link #usage} without blocking. */
+    @Override
+    public CompletionStage<List<PolicyState>> usageAsync(String key, Plan plan) {
+        return redis.usageAsync(key, plan);
+    }
+
     /**
      * Every charge this store admitted was charged on Redis (by a lease or directly), so a refund goes
      * back into the key's live lease when there is room (to be spent again or returned with it), and to
@@ -226,6 +373,12 @@ public final class LeasingLimiterStore implements LimiterStore {
      */
     @Override
     public void refund(String key, Allowed charge) {
+        refundAsync(key, charge).toCompletableFuture().join();
+    }
+
+    /** {@link #refund} without blocking: a refund into the lease is immediate, one to Redis is sent. */
+    @Override
+    public CompletionStage<Void> refundAsync(String key, Allowed charge) {
         long units = charge.costs().requests();
         Lease lease = leases.get(key);
         if (lease != null && lease.plan.equals(charge.plan())) {
@@ -233,11 +386,11 @@ public final class LeasingLimiterStore implements LimiterStore {
                 boolean live = leases.get(key) == lease && time.nanoTime() - lease.expiresAtNanos < 0;
                 if (live && lease.left + units <= batchFor(lease.plan)) {
                     lease.left += units;
-                    return;
+                    return CompletableFuture.completedFuture(null);
                 }
             }
         }
-        redis.refund(key, charge);
+        return redis.refundAsync(key, charge);
     }
 
     /**
@@ -256,10 +409,14 @@ public final class LeasingLimiterStore implements LimiterStore {
 
     /**
      * Returns every lease's unspent rest to Redis and waits for the refunds (each bounded by the
-     * store's decision timeout); the underlying store stays open.
+     * store's decision timeout); the underlying store stays open unless this store owns it
+     * ({@link #owning}).
      */
     @Override
     public void close() {
+        if (returner != null) {
+            returner.cancel(false);
+        }
         List<CompletableFuture<Void>> refunds = new ArrayList<>();
         for (Map.Entry<String, Lease> e : leases.entrySet()) {
             if (leases.remove(e.getKey(), e.getValue())) {
@@ -267,5 +424,8 @@ public final class LeasingLimiterStore implements LimiterStore {
             }
         }
         CompletableFuture.allOf(refunds.toArray(CompletableFuture[]::new)).join();
+        if (ownsRedis) {
+            redis.close();
+        }
     }
 }

@@ -2,6 +2,7 @@ package dev.sluice.redis.limiter;
 
 import dev.sluice.limiter.Allowed;
 import dev.sluice.limiter.BurstPolicy;
+import dev.sluice.limiter.ConcurrencyPolicy;
 import dev.sluice.limiter.Costs;
 import dev.sluice.limiter.Decision;
 import dev.sluice.limiter.Plan;
@@ -10,6 +11,7 @@ import dev.sluice.limiter.PolicyState;
 import dev.sluice.limiter.QuotaPolicy;
 import dev.sluice.limiter.Unavailable;
 import dev.sluice.limiter.memory.InMemoryLimiterStore;
+import dev.sluice.limiter.spi.FailureMode;
 import dev.sluice.time.TimeSource;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -89,6 +91,7 @@ final class LocalFallback {
                 policies.add(switch (p) {
                     case BurstPolicy b -> new BurstPolicy(b.name(), q, b.windowSeconds(), b.unit(), b.partitionKey());
                     case QuotaPolicy qp -> new QuotaPolicy(qp.name(), q, qp.window(), qp.unit(), qp.partitionKey());
+                    case ConcurrencyPolicy c -> new ConcurrencyPolicy(c.name(), q, c.partitionKey());
                 });
             }
         } catch (IllegalArgumentException e) {

@@ -2,12 +2,14 @@ package dev.sluice.redis.limiter;
 
 import dev.sluice.limiter.Allowed;
 import dev.sluice.limiter.BurstPolicy;
+import dev.sluice.limiter.ConcurrencyPolicy;
 import dev.sluice.limiter.Costs;
 import dev.sluice.limiter.Plan;
 import dev.sluice.limiter.Policy;
 import dev.sluice.limiter.QuotaPolicy;
 import dev.sluice.limiter.gcra.GcraParams;
 import dev.sluice.limiter.quota.CalendarWindow;
+import dev.sluice.redis.internal.HashTags;
 
 /**
  * What the limiter script needs to know about one plan, computed once per plan: the per-policy
@@ -48,7 +50,8 @@ final class PlanLayout {
             char unit = switch (p.unit()) {
                 case REQUESTS -> 'r';
                 case CONTENT_BYTES -> 'c';
-                case CONCURRENT_REQUESTS -> throw new IllegalArgumentException("unreachable: " + p);
+                case CONCURRENT_REQUESTS -> throw new IllegalArgumentException("policy " + p.name()
+                        + ": the Redis store does not hold concurrent-requests policies (plan " + plan.name() + ")");
             };
             switch (p) {
                 case BurstPolicy b -> {
@@ -65,6 +68,7 @@ final class PlanLayout {
                     fixedArgs[4 * i + 2] = Long.toString(g.emissionTicks());
                     fixedArgs[4 * i + 3] = Long.toString(g.capacityTicks());
                 }
+                case ConcurrencyPolicy c -> throw new IllegalArgumentException("unreachable: " + c);
                 case QuotaPolicy q -> {
                     int anchor = anchorOf(q.window());
                     suffixes[i] = (anchor == 0 ? "d" : "m" + anchor + ":") + q.quota() + unit + ":" + q.name();
@@ -141,27 +145,6 @@ final class PlanLayout {
 
     /** {@code key} with {@code % { }} escaped, so the hash tag is exactly the key (and never empty). */
     static String escape(String key) {
-        boolean plain = !key.isEmpty();
-        for (int i = 0; i < key.length() && plain; i++) {
-            char c = key.charAt(i);
-            plain = c != '%' && c != '{' && c != '}';
-        }
-        if (plain) {
-            return key;
-        }
-        if (key.isEmpty()) {
-            return "%"; // an empty tag would hash the whole key name: give the empty key a tag of its own
-        }
-        StringBuilder sb = new StringBuilder(key.length() + 8);
-        for (int i = 0; i < key.length(); i++) {
-            char c = key.charAt(i);
-            switch (c) {
-                case '%' -> sb.append("%25");
-                case '{' -> sb.append("%7B");
-                case '}' -> sb.append("%7D");
-                default -> sb.append(c);
-            }
-        }
-        return sb.toString();
+        return HashTags.escape(key);
     }
 }

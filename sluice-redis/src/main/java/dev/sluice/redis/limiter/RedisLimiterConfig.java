@@ -1,5 +1,6 @@
 package dev.sluice.redis.limiter;
 
+import dev.sluice.limiter.spi.FailureMode;
 import dev.sluice.time.TimeSource;
 import java.time.Duration;
 import java.util.Objects;

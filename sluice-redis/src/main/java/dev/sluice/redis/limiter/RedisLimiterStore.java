@@ -9,10 +9,12 @@ import dev.sluice.limiter.Plan;
 import dev.sluice.limiter.Policy;
 import dev.sluice.limiter.PolicyState;
 import dev.sluice.limiter.Unavailable;
+import dev.sluice.limiter.spi.FailureMode;
 import dev.sluice.limiter.spi.LimiterStore;
 import dev.sluice.redis.RedisEndpoint;
 import dev.sluice.redis.RedisEndpointConfig;
 import dev.sluice.redis.RedisUnavailableException;
+import dev.sluice.redis.internal.LuaScript;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Instant;
@@ -59,7 +61,8 @@ import org.slf4j.LoggerFactory;
  * {@link Unavailable}; the shared {@link RedisEndpoint} marks Redis down after a few consecutive
  * failures, sends nothing until a probe answers, and comes back by itself. A decision that timed out
  * but was applied by Redis later is refunded there, so a slow Redis does not charge twice. Fallbacks
- * are counted ({@link #stats()}) and logged at most once per 10 s.
+ * are counted ({@link #stats()}) and logged at most once per 10 s. {@link #withFailureMode} gives a view
+ * of the same store answering by the other mode (the edge's per-route {@code failure-mode}).
  *
  * <p><b>Threads.</b> {@link #decideAsync} never blocks: it completes on Lettuce's I/O thread (a
  * reply), the endpoint's timer thread (a timeout) or the caller's thread (an answer without Redis).
@@ -75,7 +78,7 @@ public final class RedisLimiterStore implements LimiterStore {
     private final RedisEndpoint endpoint;
     private final boolean ownsEndpoint;
     private final RedisLimiterConfig config;
-    private final LimiterScript script;
+    private final LuaScript script;
     private final String minTtlMillis;
     private final long timeoutNanos;
     private final ConcurrentHashMap<Plan, PlanLayout> layouts = new ConcurrentHashMap<>();
@@ -92,6 +95,8 @@ public final class RedisLimiterStore implements LimiterStore {
     private final AtomicLong lastLogNanos;
     private final AtomicLong unloggedFallbacks = new AtomicLong();
     private volatile boolean closed;
+    private final ModeView failOpenView = new ModeView(FailureMode.FAIL_OPEN_DEGRADED);
+    private final ModeView failClosedView = new ModeView(FailureMode.FAIL_CLOSED);
 
     /**
      * A store over {@code endpoint}, which the caller shares with other stores and closes itself.
@@ -99,11 +104,11 @@ public final class RedisLimiterStore implements LimiterStore {
      * @throws NullPointerException if an argument is {@code null}
      */
     public RedisLimiterStore(RedisEndpoint endpoint, RedisLimiterConfig config) {
-        this(endpoint, false, config, LimiterScript.standard(), true);
+        this(endpoint, false, config, limiterScript(), true);
     }
 
     /** {@code preload}: load the script as soon as Redis is up (tests of the NOSCRIPT path pass false). */
-    RedisLimiterStore(RedisEndpoint endpoint, boolean ownsEndpoint, RedisLimiterConfig config, LimiterScript script,
+    RedisLimiterStore(RedisEndpoint endpoint, boolean ownsEndpoint, RedisLimiterConfig config, LuaScript script,
             boolean preload) {
         this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
         this.ownsEndpoint = ownsEndpoint;
@@ -125,6 +130,11 @@ public final class RedisLimiterStore implements LimiterStore {
 
     private final CompletableFuture<?> preloaded;
 
+    /** A fresh instance of {@code limiter.lua} (each store counts its own loads). */
+    static LuaScript limiterScript() {
+        return LuaScript.resource(RedisLimiterStore.class, "limiter.lua");
+    }
+
     /**
      * A store with its own {@link RedisEndpoint} at {@code uri} (closed with the store): the edge's
      * {@code store: redis://...} setting. Waits for the first connection and the script's load at most
@@ -140,7 +150,7 @@ public final class RedisLimiterStore implements LimiterStore {
     /** {@link #open(String, RedisLimiterConfig)} with endpoint settings of its own. */
     public static RedisLimiterStore open(RedisEndpointConfig endpointConfig, RedisLimiterConfig config) {
         RedisEndpoint endpoint = RedisEndpoint.connect(endpointConfig);
-        RedisLimiterStore store = new RedisLimiterStore(endpoint, true, config, LimiterScript.standard(), true);
+        RedisLimiterStore store = new RedisLimiterStore(endpoint, true, config, limiterScript(), true);
         try {
             store.preloaded.get(endpointConfig.connectTimeout().toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException | java.util.concurrent.ExecutionException e) {
@@ -176,8 +186,94 @@ public final class RedisLimiterStore implements LimiterStore {
      *
      * @throws IllegalArgumentException naming the policy
      */
+    @Override
     public void validate(Plan plan) {
         layout(plan);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The view shares the endpoint, the deny cache, the local fallback (so a key's local share is one
+     * whichever route spends it) and the counters; only what answers when Redis does not differs. This
+     * store itself when {@code mode} is its configured one.
+     */
+    @Override
+    public LimiterStore withFailureMode(FailureMode mode) {
+        Objects.requireNonNull(mode, "mode");
+        if (mode == config.failureMode()) {
+            return this;
+        }
+        return mode == FailureMode.FAIL_CLOSED ? failClosedView : failOpenView;
+    }
+
+    /** This store answering by another failure mode; see {@link #withFailureMode}. */
+    private final class ModeView implements LimiterStore {
+        private final FailureMode mode;
+
+        ModeView(FailureMode mode) {
+            this.mode = mode;
+        }
+
+        @Override
+        public Decision decide(String key, Plan plan, Costs costs) {
+            return decideAsync(key, plan, costs).toCompletableFuture().join();
+        }
+
+        @Override
+        public CompletionStage<Decision> decideAsync(String key, Plan plan, Costs costs) {
+            return RedisLimiterStore.this.decideAsync(key, plan, costs, mode);
+        }
+
+        @Override
+        public List<PolicyState> usage(String key, Plan plan) {
+            return RedisLimiterStore.this.joinUsage(usageAsync(key, plan));
+        }
+
+        @Override
+        public CompletionStage<List<PolicyState>> usageAsync(String key, Plan plan) {
+            return RedisLimiterStore.this.usageAsync(key, plan, mode);
+        }
+
+        @Override
+        public void refund(String key, Allowed charge) {
+            RedisLimiterStore.this.refund(key, charge);
+        }
+
+        @Override
+        public CompletionStage<Void> refundAsync(String key, Allowed charge) {
+            return RedisLimiterStore.this.refundAsync(key, charge);
+        }
+
+        @Override
+        public void validate(Plan plan) {
+            RedisLimiterStore.this.validate(plan);
+        }
+
+        @Override
+        public void release(String key, Allowed charge) {
+            RedisLimiterStore.this.release(key, charge);
+        }
+
+        @Override
+        public CompletionStage<Void> releaseAsync(String key, Allowed charge) {
+            return RedisLimiterStore.this.releaseAsync(key, charge);
+        }
+
+        @Override
+        public boolean supportsConcurrencyPolicies() {
+            return RedisLimiterStore.this.supportsConcurrencyPolicies();
+        }
+
+        @Override
+        public LimiterStore withFailureMode(FailureMode other) {
+            return RedisLimiterStore.this.withFailureMode(other);
+        }
+
+        @Override
+        public String toString() {
+            return "RedisLimiterStore[" + mode + " view]";
+        }
     }
 
     // ---------------------------------------------------------------------------------- decide
@@ -204,6 +300,10 @@ public final class RedisLimiterStore implements LimiterStore {
      */
     @Override
     public CompletionStage<Decision> decideAsync(String key, Plan plan, Costs costs) {
+        return decideAsync(key, plan, costs, config.failureMode());
+    }
+
+    private CompletionStage<Decision> decideAsync(String key, Plan plan, Costs costs, FailureMode mode) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(plan, "plan");
         Objects.requireNonNull(costs, "costs");
@@ -233,7 +333,7 @@ public final class RedisLimiterStore implements LimiterStore {
                         refundOnRedis(key, layout, charge, true);
                     }
                 },
-                cause -> fallbackDecision(key, plan, costs, cause));
+                cause -> fallbackDecision(key, plan, costs, cause, mode));
     }
 
     private Decision onDecision(String key, Plan plan, Costs costs, Reply reply) {
@@ -249,10 +349,10 @@ public final class RedisLimiterStore implements LimiterStore {
         return d;
     }
 
-    private Decision fallbackDecision(String key, Plan plan, Costs costs, String cause) {
-        if (config.failureMode() == FailureMode.FAIL_CLOSED) {
+    private Decision fallbackDecision(String key, Plan plan, Costs costs, String cause, FailureMode mode) {
+        if (mode == FailureMode.FAIL_CLOSED) {
             unavailableDecisions.increment();
-            logFallback(cause);
+            logFallback(cause, mode);
             return new Unavailable(plan, config.unavailableRetryAfter(), cause);
         }
         Decision d = fallback.decide(key, plan, costs, cause);
@@ -261,7 +361,7 @@ public final class RedisLimiterStore implements LimiterStore {
         } else {
             fallbackDecisions.increment();
         }
-        logFallback(cause);
+        logFallback(cause, mode);
         return d;
     }
 
@@ -275,8 +375,12 @@ public final class RedisLimiterStore implements LimiterStore {
      */
     @Override
     public List<PolicyState> usage(String key, Plan plan) {
+        return joinUsage(usageAsync(key, plan));
+    }
+
+    private List<PolicyState> joinUsage(CompletionStage<List<PolicyState>> usage) {
         try {
-            return usageAsync(key, plan).toCompletableFuture().join();
+            return usage.toCompletableFuture().join();
         } catch (java.util.concurrent.CompletionException e) {
             if (e.getCause() instanceof RedisUnavailableException u) {
                 throw u;
@@ -288,6 +392,10 @@ public final class RedisLimiterStore implements LimiterStore {
     /** {@inheritDoc} Completes exceptionally with {@link RedisUnavailableException} as {@link #usage} throws it. */
     @Override
     public CompletionStage<List<PolicyState>> usageAsync(String key, Plan plan) {
+        return usageAsync(key, plan, config.failureMode());
+    }
+
+    private CompletionStage<List<PolicyState>> usageAsync(String key, Plan plan, FailureMode mode) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(plan, "plan");
         requireOpen();
@@ -301,7 +409,7 @@ public final class RedisLimiterStore implements LimiterStore {
                 reply -> ScriptStates.states(plan, reply.values(), ScriptStates.instantOfMicros(reply.nowMicros())),
                 late -> {},
                 cause -> {
-                    if (config.failureMode() == FailureMode.FAIL_CLOSED) {
+                    if (mode == FailureMode.FAIL_CLOSED) {
                         throw new RedisUnavailableException("usage of " + plan.name() + ": " + cause, null);
                     }
                     return fallback.usage(key, plan);
@@ -343,7 +451,7 @@ public final class RedisLimiterStore implements LimiterStore {
         String[] args = layout.refundArgs(nowArg(), minTtlMillis, charge);
         return call(keys, args, evenIfDown, reply -> (Void) null, late -> {}, cause -> {
             droppedRefunds.increment();
-            logFallback("refund dropped: " + cause);
+            logFallback("refund dropped: " + cause, config.failureMode());
             return null;
         });
     }
@@ -428,7 +536,7 @@ public final class RedisLimiterStore implements LimiterStore {
                 }
                 return;
             }
-            Throwable cause = LimiterScript.unwrap(e);
+            Throwable cause = LuaScript.unwrap(e);
             if (isAvailabilityFailure(cause)) {
                 endpoint.recordFailure(cause);
             }
@@ -504,7 +612,7 @@ public final class RedisLimiterStore implements LimiterStore {
         }
     }
 
-    private void logFallback(String cause) {
+    private void logFallback(String cause, FailureMode mode) {
         unloggedFallbacks.incrementAndGet();
         long now = config.localTime().nanoTime();
         long last = lastLogNanos.get();
@@ -512,7 +620,7 @@ public final class RedisLimiterStore implements LimiterStore {
             long count = unloggedFallbacks.getAndSet(0);
             LOG.warn("redis limiter answered {} request(s) without redis since the last such line ({}; latest cause: {})",
                     count,
-                    config.failureMode() == FailureMode.FAIL_CLOSED
+                    mode == FailureMode.FAIL_CLOSED
                             ? "fail-closed: 503"
                             : "fail-open-degraded: local q/" + config.replicaCount(),
                     cause);

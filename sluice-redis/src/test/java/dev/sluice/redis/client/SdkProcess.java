@@ -72,8 +72,11 @@ public final class SdkProcess {
                 .pacer(PacerConfig.documented(50, 50));
         RedisClientLimits limits = null;
         if (shared) {
-            limits = RedisClientLimits.over(endpoint, limitName,
-                    SharedLimitsConfig.builder().keyPrefix(prefix).processCount(processCount).build());
+            // a 500 ms bound: this run is about sharing; with 50 ms a busy 2-core machine sent up to 27
+            // calls to the local rate/N fallback and cost the shared run its throughput (the failure
+            // modes are RedisPauseFallbackTest's and SharedLimitsFallbackTest's subject)
+            limits = RedisClientLimits.over(endpoint, limitName, SharedLimitsConfig.builder().keyPrefix(prefix)
+                    .processCount(processCount).decisionTimeout(Duration.ofMillis(500)).build());
             builder.tokenBucketStore(limits.tokenBucket()).retryBudgetStore(limits.retryBudget());
         }
         LongAdder ok = new LongAdder();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.client.RetryBudgetConfig;
 import dev.sluice.redis.RedisEndpoint;
 import dev.sluice.redis.RedisTestSupport;
+import dev.sluice.redis.internal.LuaScript;
 import io.lettuce.core.cluster.SlotHash;
 import java.time.Duration;
 import java.util.List;
@@ -182,7 +183,7 @@ class SharedBucketTest {
     @Test
     void aScriptRedisHasNeverSeenIsLoadedOnNoscriptAndTheCallAnswered() {
         String limit = newLimit();
-        ClientScript fresh = ClientScript.bucket().withComment("noscript test " + UUID.randomUUID());
+        LuaScript fresh = RedisTokenBucketStore.bucketScript().withComment("noscript test " + UUID.randomUUID());
         RedisTokenBucketStore s = new RedisTokenBucketStore(RedisTestSupport.endpoint(), SharedKeys.of(PREFIX, limit),
                 config(), fresh, limit, false);
         s.configure(10, 10, now());

@@ -10,6 +10,8 @@ import dev.sluice.limiter.Plan;
 import dev.sluice.limiter.PolicyState;
 import dev.sluice.limiter.QuotaPolicy;
 import dev.sluice.limiter.memory.InMemoryLimiterStore;
+import dev.sluice.limiter.spi.FailureMode;
+import dev.sluice.limiter.spi.LimiterStore;
 import dev.sluice.redis.RedisTestSupport;
 import dev.sluice.time.ManualTimeSource;
 import java.time.Duration;
@@ -63,6 +65,39 @@ class LeasingLimiterStoreTest {
         assertThat(leasing.returnExpiredLeases()).isEqualTo(1);
         // 3 units went back; the burst has also refilled 5 units in 500 ms (10/s)
         assertThat(redis.usage("sk_1", plan)).extracting(PolicyState::used).containsExactly(2L, 7L);
+    }
+
+    @Test
+    void aFailClosedViewSpendsTheSameLeases() {
+        RedisLimiterStore redis = replica();
+        LeasingLimiterStore leasing = new LeasingLimiterStore(redis, 10, Duration.ofMillis(500), time);
+        LimiterStore closed = leasing.withFailureMode(FailureMode.FAIL_CLOSED);
+        Plan plan = Plan.of("p", BurstPolicy.of("burst", 100, 10), QuotaPolicy.daily("daily", 1_000));
+
+        assertThat(leasing.decide("sk_1", plan, Costs.ONE)).isInstanceOf(Allowed.class);
+        for (int i = 0; i < 4; i++) {
+            assertThat(closed.decide("sk_1", plan, Costs.ONE)).isInstanceOf(Allowed.class);
+        }
+
+        assertThat(redis.stats().redisDecisions()).isEqualTo(1); // one lease of 10, spent through both
+        assertThat(leasing.stats().admittedFromLeases()).isEqualTo(4);
+        assertThat(leasing.withFailureMode(FailureMode.FAIL_OPEN_DEGRADED)).isSameAs(leasing);
+        assertThat(leasing.withFailureMode(FailureMode.FAIL_CLOSED)).isSameAs(closed);
+    }
+
+    @Test
+    void anOwningLeaseStoreReturnsExpiredLeasesOnItsOwn() {
+        RedisLimiterStore redis = replica();
+        LeasingLimiterStore leasing = LeasingLimiterStore.owning(redis, 10, Duration.ofMillis(20), time);
+        toClose.add(leasing);
+        Plan plan = Plan.of("p", BurstPolicy.of("burst", 100, 3_600), QuotaPolicy.daily("daily", 1_000));
+        assertThat(leasing.decide("sk_1", plan, Costs.ONE)).isInstanceOf(Allowed.class);
+
+        time.advance(Duration.ofMillis(20)); // the lease expires; the store's timer finds it within ~20 ms
+
+        RedisTestSupport.await("the expired lease returned by the store's timer", Duration.ofSeconds(10),
+                () -> leasing.stats().unitsReturned() == 9);
+        assertThat(redis.usage("sk_1", plan)).extracting(PolicyState::used).containsExactly(1L, 1L);
     }
 
     @Test

@@ -13,6 +13,9 @@ import dev.sluice.limiter.Plan;
 import dev.sluice.limiter.PolicyState;
 import dev.sluice.limiter.QuotaPolicy;
 import dev.sluice.limiter.Unavailable;
+import dev.sluice.limiter.spi.FailureMode;
+import dev.sluice.limiter.spi.LimiterStore;
+import dev.sluice.limiter.spi.StoreUnavailableException;
 import dev.sluice.redis.RedisEndpoint;
 import dev.sluice.redis.RedisEndpointConfig;
 import dev.sluice.redis.RedisTestSupport;
@@ -111,6 +114,46 @@ class RedisFailureTest {
         assertThat(d.states()).isEmpty();
         assertThat(store.stats().unavailableDecisions()).isEqualTo(1);
         assertThatThrownBy(() -> store.usage("sk_1", PLAN)).isInstanceOf(RedisUnavailableException.class);
+    }
+
+    @Test
+    void aFailClosedViewOfAFailOpenStoreAnswersUnavailableAndTheLocalShareStaysUntouched() throws Exception {
+        RedisLimiterStore store = open("redis://127.0.0.1:" + closedPort(),
+                RedisLimiterConfig.builder().replicaCount(3).localTime(time));
+        LimiterStore closed = store.withFailureMode(FailureMode.FAIL_CLOSED);
+
+        Decision refused = closed.decideAsync("sk_1", PLAN, Costs.ONE).toCompletableFuture().get(1, TimeUnit.SECONDS);
+        Decision local = decideWithin1s(store, "sk_1", PLAN, Costs.ONE);
+
+        assertThat(refused).isInstanceOf(Unavailable.class);
+        assertThatThrownBy(() -> closed.usage("sk_1", PLAN)).isInstanceOf(StoreUnavailableException.class);
+        // the view charged nothing: the first fail-open decision finds the whole share of 4
+        assertThat(local.states()).extracting(PolicyState::remaining).containsExactly(3L, 333L);
+        assertThat(store.stats().unavailableDecisions()).isEqualTo(1);
+        assertThat(store.stats().fallbackDecisions()).isEqualTo(1);
+        // one cached view per mode; asking for the store's own mode gives the store
+        assertThat(store.withFailureMode(FailureMode.FAIL_CLOSED)).isSameAs(closed);
+        assertThat(store.withFailureMode(FailureMode.FAIL_OPEN_DEGRADED)).isSameAs(store);
+        assertThat(closed.withFailureMode(FailureMode.FAIL_OPEN_DEGRADED)).isSameAs(store);
+    }
+
+    @Test
+    void bothViewsDecideOnTheSameRedisStateWhileRedisAnswers() throws Exception {
+        RedisLimiterStore store = open(RedisTestSupport.URI, RedisLimiterConfig.builder().replicaCount(3)
+                .scriptTime(time).localTime(time));
+        RedisTestSupport.awaitUp(store.endpoint());
+        LimiterStore closed = store.withFailureMode(FailureMode.FAIL_CLOSED);
+
+        for (int i = 0; i < 5; i++) {
+            assertThat(decideWithin1s(store, "sk_1", PLAN, Costs.ONE)).isInstanceOf(Allowed.class);
+            assertThat(closed.decideAsync("sk_1", PLAN, Costs.ONE).toCompletableFuture().get(1, TimeUnit.SECONDS))
+                    .isInstanceOf(Allowed.class);
+        }
+
+        // ten per minute, spent half through each view: the eleventh is refused by either
+        assertThat(closed.decide("sk_1", PLAN, Costs.ONE)).isInstanceOf(Denied.class);
+        assertThat(store.usage("sk_1", PLAN)).extracting(PolicyState::remaining).containsExactly(0L, 990L);
+        assertThat(store.stats().redisDecisions()).isEqualTo(11);
     }
 
     @Test

@@ -14,6 +14,7 @@ import dev.sluice.limiter.QuotaPolicy;
 import dev.sluice.limiter.QuotaUnit;
 import dev.sluice.limiter.quota.CalendarWindow;
 import dev.sluice.redis.RedisTestSupport;
+import dev.sluice.redis.internal.LuaScript;
 import dev.sluice.time.ManualTimeSource;
 import io.lettuce.core.cluster.SlotHash;
 import java.time.Duration;
@@ -330,7 +331,7 @@ class RedisLimiterStoreTest {
 
     @Test
     void anUnknownScriptIsLoadedOnNoscriptAndTheDecisionGoesThrough() {
-        LimiterScript fresh = LimiterScript.withComment("nonce " + UUID.randomUUID());
+        LuaScript fresh = RedisLimiterStore.limiterScript().withComment("nonce " + UUID.randomUUID());
         RedisLimiterStore store = new RedisLimiterStore(RedisTestSupport.endpoint(), false,
                 RedisLimiterConfig.builder().keyPrefix(prefix).scriptTime(time).localTime(time)
                         .decisionTimeout(Duration.ofSeconds(5)).build(), fresh, false);

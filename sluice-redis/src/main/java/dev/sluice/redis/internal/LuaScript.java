@@ -1,4 +1,4 @@
-package dev.sluice.redis.client;
+package dev.sluice.redis.internal;
 
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
@@ -11,48 +11,66 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * One of this package's Lua scripts ({@code bucket.lua}, {@code budget.lua}), run by {@code EVALSHA};
- * on {@code NOSCRIPT} (first use, a restart, a fail-over) it is loaded and the call repeated once,
- * transparently; concurrent reloads share one {@code SCRIPT LOAD}. Thread-safe.
+ * One of this module's Lua scripts, run by {@code EVALSHA}. When Redis answers {@code NOSCRIPT} (first
+ * use, a restart, a {@code SCRIPT FLUSH}, a fail-over to a replica that never saw it) the script is
+ * loaded and the call repeated once, transparently; concurrent reloads share one {@code SCRIPT LOAD}.
+ * Internal to {@code sluice-redis} (the stores' shared plumbing), not an API. Thread-safe.
  */
-final class ClientScript {
+public final class LuaScript {
 
     private final String text;
     private final String sha;
     private final AtomicReference<CompletableFuture<String>> loading = new AtomicReference<>();
     private final LongAdder loads = new LongAdder();
 
-    private ClientScript(String text) {
+    private LuaScript(String text) {
         this.text = text;
         this.sha = sha1Hex(text);
     }
 
-    static ClientScript bucket() {
-        return new ClientScript(resourceText("bucket.lua"));
-    }
-
-    static ClientScript budget() {
-        return new ClientScript(resourceText("budget.lua"));
+    /**
+     * The script in the class-path resource {@code name}, resolved against {@code anchor}'s package.
+     *
+     * @throws IllegalStateException if the resource is missing
+     */
+    public static LuaScript resource(Class<?> anchor, String name) {
+        try (InputStream in = anchor.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException(name + " is missing from the class path beside " + anchor.getName());
+            }
+            return new LuaScript(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** The same script with a trailing comment: same behaviour, a SHA Redis has never seen (tests NOSCRIPT). */
-    ClientScript withComment(String comment) {
-        return new ClientScript(text + "\n-- " + comment.replace('\n', ' ') + "\n");
+    public LuaScript withComment(String comment) {
+        return new LuaScript(text + "\n-- " + Objects.requireNonNull(comment, "comment").replace('\n', ' ') + "\n");
+    }
+
+    /** The SHA-1 of the text, as {@code EVALSHA} names it. */
+    public String sha() {
+        return sha;
     }
 
     /** How many times this instance loaded the script into Redis. */
-    long loads() {
+    public long loads() {
         return loads.sum();
     }
 
-    /** Runs the script; completes with its reply (a list of {@link Long}) on Lettuce's I/O thread. */
-    CompletableFuture<List<Object>> run(RedisClusterAsyncCommands<String, String> commands, String[] keys,
+    /**
+     * Runs the script; completes with its reply (integers as {@link Long}, bulk strings as
+     * {@link String}) or exceptionally with Lettuce's exception, on Lettuce's I/O thread.
+     */
+    public CompletableFuture<List<Object>> run(RedisClusterAsyncCommands<String, String> commands, String[] keys,
             String[] args) {
         return evalsha(commands, keys, args).exceptionallyCompose(e -> {
             if (!(unwrap(e) instanceof RedisNoScriptException)) {
@@ -63,7 +81,7 @@ final class ClientScript {
     }
 
     /** Loads the script ahead of the first call, so that call does not pay for NOSCRIPT and a load. */
-    CompletableFuture<String> preload(RedisClusterAsyncCommands<String, String> commands) {
+    public CompletableFuture<String> preload(RedisClusterAsyncCommands<String, String> commands) {
         return load(commands);
     }
 
@@ -96,22 +114,12 @@ final class ClientScript {
         }
     }
 
-    static Throwable unwrap(Throwable e) {
+    /** {@code e} without its {@link CompletionException} wrappers. */
+    public static Throwable unwrap(Throwable e) {
         while (e instanceof CompletionException && e.getCause() != null) {
             e = e.getCause();
         }
         return e;
-    }
-
-    private static String resourceText(String name) {
-        try (InputStream in = ClientScript.class.getResourceAsStream(name)) {
-            if (in == null) {
-                throw new IllegalStateException(name + " is missing from the classpath");
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     private static String sha1Hex(String s) {

@@ -1,0 +1,156 @@
+package dev.sluice.edge.config;
+
+import dev.sluice.limiter.spi.FailureMode;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The {@code store} section: where limiter state lives (DESIGN.md "Configuration", SPEC §3.14).
+ *
+ * <pre>{@code
+ * store: memory                     # the default: this process's memory
+ *
+ * store: redis://10.0.0.5:6379      # one Redis shared by every replica, all other settings default
+ *
+ * store:
+ *   url: redis://10.0.0.5:6379      # redis:// or rediss://, as Lettuce reads it (password, database)
+ *   replicas: 3                     # N: when Redis does not answer, each replica allows ceil(q/N)
+ *   decision-timeout: 50ms          # longest wait for Redis per decision
+ *   failure-mode: fail-open-degraded  # or fail-closed: 503 overloaded; a route may override it
+ *   deny-cache: 1s                  # answer keys Redis just refused locally, at most this long; off
+ *   lease: off                      # or { units: 10, ttl: 1s }: approximate, fewer round trips
+ *   key-prefix: "sluice:lim:"
+ *   unavailable-retry-after: 1s     # Retry-After of a fail-closed 503
+ * }</pre>
+ *
+ * <p>The edge module does not build a Redis store itself (it does not depend on Redis): the
+ * {@code sluice} command builds one from {@link Redis} and passes it with
+ * {@code EdgeOptions.withStore(...)}. Immutable.
+ */
+public sealed interface StoreConfig permits StoreConfig.Memory, StoreConfig.Redis {
+
+    /** The default: an in-memory store on the edge's clock. */
+    StoreConfig MEMORY = new Memory();
+
+    /** This process's memory ({@link dev.sluice.limiter.memory.InMemoryLimiterStore}). */
+    record Memory() implements StoreConfig {
+        @Override
+        public String toString() {
+            return "memory";
+        }
+    }
+
+    /**
+     * One Redis server shared by every replica of the edge (SPEC §3.14; {@code RedisLimiterStore} in
+     * {@code sluice-redis}).
+     *
+     * @param url {@code redis://[user:password@]host[:port][/database]} or {@code rediss://…}
+     * @param replicas {@code N}, the number of edge replicas sharing this Redis, 1..10,000: the local
+     *     fallback allows {@code ceil(q/N)} per policy
+     * @param decisionTimeout the longest wait for Redis per decision, &gt; 0
+     * @param failureMode what routes without a {@code failure-mode} of their own answer when Redis does
+     *     not
+     * @param denyCacheMaxAge the longest a key Redis refused is answered locally; zero: no deny cache
+     * @param lease lease mode, when on
+     * @param keyPrefix the prefix of every Redis key the store writes
+     * @param unavailableRetryAfter the {@code Retry-After} of a fail-closed 503, &gt; 0
+     * @throws IllegalArgumentException naming the field when a value is out of range
+     */
+    record Redis(String url, int replicas, Duration decisionTimeout, FailureMode failureMode,
+            Duration denyCacheMaxAge, Optional<Lease> lease, String keyPrefix, Duration unavailableRetryAfter)
+            implements StoreConfig {
+
+        /** The defaults of the table in the README: 1 replica, 50 ms, fail-open-degraded, 1 s, no lease. */
+        public static Redis of(String url) {
+            return new Redis(url, 1, Duration.ofMillis(50), FailureMode.FAIL_OPEN_DEGRADED, Duration.ofSeconds(1),
+                    Optional.empty(), "sluice:lim:", Duration.ofSeconds(1));
+        }
+
+        public Redis {
+            Objects.requireNonNull(failureMode, "failureMode");
+            Objects.requireNonNull(lease, "lease");
+            Objects.requireNonNull(keyPrefix, "keyPrefix");
+            String problem = urlProblem(url);
+            if (problem != null) {
+                throw new IllegalArgumentException("url: " + problem);
+            }
+            if (replicas < 1 || replicas > 10_000) {
+                throw new IllegalArgumentException("replicas: must be in 1..10000, was " + replicas);
+            }
+            requirePositive("decision-timeout", decisionTimeout);
+            if (denyCacheMaxAge == null || denyCacheMaxAge.isNegative()) {
+                throw new IllegalArgumentException("deny-cache: must be >= 0, was " + denyCacheMaxAge);
+            }
+            requirePositive("unavailable-retry-after", unavailableRetryAfter);
+        }
+
+        /** Why {@code url} is not a usable Redis URL, or {@code null}. */
+        public static String urlProblem(String url) {
+            if (url == null || url.isBlank()) {
+                return "must be a redis:// or rediss:// URL, was empty";
+            }
+            try {
+                URI u = new URI(url.strip());
+                String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(Locale.ROOT);
+                if (!scheme.equals("redis") && !scheme.equals("rediss")) {
+                    return "must be a redis:// or rediss:// URL, was \"" + masked(url) + "\"";
+                }
+                if (u.getHost() == null || u.getHost().isEmpty()) {
+                    return "must name a host (redis://host:6379), was \"" + masked(url) + "\"";
+                }
+                return null;
+            } catch (URISyntaxException e) {
+                return "not a URL: " + masked(url);
+            }
+        }
+
+        /** {@code url} with any password replaced by {@code ***}: what logs and messages show. */
+        public String maskedUrl() {
+            return masked(url);
+        }
+
+        private static String masked(String url) {
+            return url.replaceFirst("^([a-zA-Z]+://)[^@/]*@", "$1***@");
+        }
+
+        private static void requirePositive(String field, Duration d) {
+            if (d == null || d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(field + ": must be > 0, was " + d);
+            }
+        }
+
+        /** The settings as YAML would write them, the password masked. */
+        @Override
+        public String toString() {
+            return "redis " + maskedUrl() + " (replicas " + replicas + ", decision-timeout "
+                    + decisionTimeout.toMillis() + "ms, "
+                    + failureMode.name().toLowerCase(Locale.ROOT).replace('_', '-')
+                    + ", deny-cache " + (denyCacheMaxAge.isZero() ? "off" : denyCacheMaxAge.toMillis() + "ms")
+                    + ", lease " + lease.map(l -> l.units() + " units / " + l.ttl().toMillis() + "ms").orElse("off")
+                    + ")";
+        }
+    }
+
+    /**
+     * Lease mode (approximate; see {@code LeasingLimiterStore}): a replica charges {@code units} of a
+     * key at once and spends them locally for at most {@code ttl}.
+     *
+     * @param units units per lease, 2..1,000,000
+     * @param ttl how long a lease may be spent before its rest goes back, &gt; 0
+     * @throws IllegalArgumentException naming the field when a value is out of range
+     */
+    record Lease(long units, Duration ttl) {
+        public Lease {
+            if (units < 2 || units > 1_000_000) {
+                throw new IllegalArgumentException("units: must be in 2..1000000, was " + units);
+            }
+            if (ttl == null || ttl.isNegative() || ttl.isZero()) {
+                throw new IllegalArgumentException("ttl: must be > 0, was " + ttl);
+            }
+        }
+    }
+}

@@ -1,0 +1,229 @@
+package dev.sluice.edge.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.edge.EdgeConfig;
+import dev.sluice.edge.EdgeOptions;
+import dev.sluice.edge.EdgeServer;
+import dev.sluice.limiter.Allowed;
+import dev.sluice.limiter.Costs;
+import dev.sluice.limiter.Decision;
+import dev.sluice.limiter.Plan;
+import dev.sluice.limiter.PolicyState;
+import dev.sluice.limiter.config.ConfigException;
+import dev.sluice.limiter.config.ConfigProblem;
+import dev.sluice.limiter.memory.InMemoryLimiterStore;
+import dev.sluice.limiter.spi.FailureMode;
+import dev.sluice.limiter.spi.LimiterStore;
+import dev.sluice.time.ManualTimeSource;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The {@code store} section and the routes' {@code failure-mode} (SPEC §3.14), and plan checks at load. */
+class StoreConfigTest {
+
+    private static final String PLANS = """
+            plans:
+              free:
+                policies:
+                  - { name: burst, kind: burst, q: 20, w: 2 }
+                  - { name: daily, kind: quota, q: 10000, window: daily }
+            keys:
+              sk_free: free
+            """;
+
+    @Test
+    void withoutAStoreSectionStateIsInMemory() {
+        assertThat(EdgeConfig.parse("m.yaml", PLANS).store()).isEqualTo(StoreConfig.MEMORY);
+        assertThat(EdgeConfig.parse("m.yaml", "store: memory\n" + PLANS).store()).isEqualTo(StoreConfig.MEMORY);
+    }
+
+    @Test
+    void aRedisUrlAloneSelectsRedisWithEveryDefault() {
+        StoreConfig store = EdgeConfig.parse("r.yaml", "store: redis://10.0.0.5:6379\n" + PLANS).store();
+
+        StoreConfig.Redis redis = (StoreConfig.Redis) store;
+        assertThat(redis.url()).isEqualTo("redis://10.0.0.5:6379");
+        assertThat(redis.replicas()).isEqualTo(1);
+        assertThat(redis.decisionTimeout()).isEqualTo(Duration.ofMillis(50)); // the issue's default bound
+        assertThat(redis.failureMode()).isEqualTo(FailureMode.FAIL_OPEN_DEGRADED); // SPEC §3.14 default
+        assertThat(redis.denyCacheMaxAge()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(redis.lease()).isEmpty();
+        assertThat(redis.keyPrefix()).isEqualTo("sluice:lim:");
+    }
+
+    @Test
+    void everyRedisSettingIsRead() {
+        String yaml = """
+                store:
+                  url: rediss://:s3cret@redis.internal:6380/2
+                  replicas: 3
+                  decision-timeout: 20ms
+                  failure-mode: fail-closed
+                  deny-cache: off
+                  lease: { units: 10, ttl: 500ms }
+                  key-prefix: "shiplane:lim:"
+                  unavailable-retry-after: 2s
+                """ + PLANS;
+
+        StoreConfig.Redis redis = (StoreConfig.Redis) EdgeConfig.parse("r.yaml", yaml).store();
+
+        assertThat(redis).isEqualTo(new StoreConfig.Redis("rediss://:s3cret@redis.internal:6380/2", 3,
+                Duration.ofMillis(20), FailureMode.FAIL_CLOSED, Duration.ZERO,
+                Optional.of(new StoreConfig.Lease(10, Duration.ofMillis(500))), "shiplane:lim:", Duration.ofSeconds(2)));
+        assertThat(redis.toString()).doesNotContain("s3cret").contains("rediss://***@redis.internal:6380/2");
+    }
+
+    @Test
+    void aRouteMayFailClosedWhileTheStoreFailsOpen() {
+        String yaml = "store: { url: redis://127.0.0.1:6379, replicas: 3 }\n" + PLANS + """
+                routes:
+                  - { method: POST, path: /v1/payments, failure-mode: fail-closed }
+                  - { method: GET, path: /v1/quotes, failure-mode: fail-open-degraded }
+                  - { method: GET, path: /v1/labels }
+                """;
+
+        EdgeConfig c = EdgeConfig.parse("r.yaml", yaml);
+
+        assertThat(c.routes().match("POST", "/v1/payments").failureMode()).contains(FailureMode.FAIL_CLOSED);
+        assertThat(c.routes().match("GET", "/v1/quotes").failureMode()).contains(FailureMode.FAIL_OPEN_DEGRADED);
+        assertThat(c.routes().match("GET", "/v1/labels").failureMode()).isEmpty(); // the store's own mode
+    }
+
+    @Test
+    void badStoreSettingsAreReportedWithFileLineAndFieldAndNoPassword() {
+        String yaml = """
+                store:
+                  url: http://:pw@redis.internal:6379
+                  replicas: 0
+                  decision-timeout: 50
+                  failure-mode: open
+                  deny-cache: 1d
+                  lease: { units: 1 }
+                  cluster: yes
+                """ + PLANS + """
+                routes:
+                  - { method: GET, path: /v1/a, failure-mode: sometimes }
+                """;
+
+        assertThatThrownBy(() -> EdgeConfig.parse("bad.yaml", yaml)).isInstanceOfSatisfying(ConfigException.class,
+                e -> {
+                    assertThat(e.problems()).extracting(ConfigProblem::toString).contains(
+                            "bad.yaml:2: store.url: must be a redis:// or rediss:// URL, was \"http://***@redis.internal:6379\"",
+                            "bad.yaml:3: store.replicas: must be in 1..10000, was 0",
+                            "bad.yaml:4: store.decision-timeout: must be a duration with a unit (500ms, 2s, 1m, 1h), was 50",
+                            "bad.yaml:5: store.failure-mode: must be fail-open-degraded or fail-closed, was \"open\"",
+                            "bad.yaml:6: store.deny-cache: must be a duration with a unit (500ms, 2s, 1m, 1h), was \"1d\"",
+                            "bad.yaml:7: store.lease: ttl: required (how long a lease may be spent, e.g. 1s)",
+                            "bad.yaml:7: store.lease.units: must be in 2..1000000, was 1",
+                            "bad.yaml:17: routes[0].failure-mode: must be fail-open-degraded or fail-closed, was \"sometimes\"")
+                            .anyMatch(p -> p.startsWith("bad.yaml:8: store.cluster: unknown field"));
+                    assertThat(e.getMessage()).doesNotContain(":pw@");
+                });
+    }
+
+    @Test
+    void aStoreMappingNeedsAUrlAndAScalarMustBeMemoryOrRedis() {
+        assertThatThrownBy(() -> EdgeConfig.parse("u.yaml", "store: { replicas: 3 }\n" + PLANS))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("u.yaml:1: store: url: required");
+        assertThatThrownBy(() -> EdgeConfig.parse("u.yaml", "store: redis://user:pw@\n" + PLANS))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("u.yaml:1: store: must be memory or a redis:// URL, was a URL with credentials");
+    }
+
+    @Test
+    void aPlanTheStoreRefusesIsNamedByFileLineAndFieldAtLoad() {
+        String yaml = """
+                plans:
+                  free:
+                    policies:
+                      - { name: burst, kind: burst, q: 20, w: 2 }
+                  slow:
+                    policies:
+                      - { name: burst, kind: burst, q: 3, w: 2000000 }
+                      - { name: monthly, kind: quota, q: 100, window: monthly }
+                keys:
+                  sk_free: free
+                  sk_slow: { plan: slow, renewal-day: 15 }
+                  sk_big: free
+                key-overrides:
+                  sk_big: { burst: { q: 7, w: 3000000 } }
+                """;
+        EdgeConfig c = EdgeConfig.parse("v.yaml", yaml);
+        List<Plan> asked = new ArrayList<>();
+
+        assertThatThrownBy(() -> c.validatePlans(plan -> {
+            asked.add(plan);
+            if (plan.policy(0).windowSeconds() > 1_000_000) {
+                throw new IllegalArgumentException("policy burst: beyond this store's exact range");
+            }
+        })).isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems())
+                .extracting(ConfigProblem::toString)
+                .containsExactly("v.yaml:6: plans.slow: policy burst: beyond this store's exact range",
+                        "v.yaml:14: key-overrides.sk_big: policy burst: beyond this store's exact range"));
+        // each distinct plan once: free, slow, slow renewing on the 15th (reported where slow is written),
+        // free with the override, and the built-in anonymous plan
+        assertThat(asked).extracting(Plan::name).containsExactly("free", "slow", "slow", "free", "anonymous");
+    }
+
+    @Test
+    void theEdgeRefusesToStartOnARedisStoreItWasNotGiven() {
+        EdgeConfig c = EdgeConfig.parse("r.yaml", "store: redis://:pw@10.0.0.5:6379\n" + PLANS);
+
+        assertThatThrownBy(() -> EdgeServer.start(c, EdgeOptions.defaults()))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("store: redis://***@10.0.0.5:6379 is a shared Redis store")
+                .hasMessageContaining("EdgeOptions.withStore");
+    }
+
+    @Test
+    void startAndReloadAskTheStoreAboutEveryPlan() {
+        ManualTimeSource time = ManualTimeSource.at("2026-11-30T18:00:00Z");
+        InMemoryLimiterStore memory = new InMemoryLimiterStore(time);
+        LimiterStore refusesHuge = new LimiterStore() {
+            @Override
+            public Decision decide(String key, Plan plan, Costs costs) {
+                return memory.decide(key, plan, costs);
+            }
+
+            @Override
+            public List<PolicyState> usage(String key, Plan plan) {
+                return memory.usage(key, plan);
+            }
+
+            @Override
+            public void refund(String key, Allowed charge) {
+                memory.refund(key, charge);
+            }
+
+            @Override
+            public void validate(Plan plan) {
+                if (plan.name().equals("huge")) {
+                    throw new IllegalArgumentException("plan huge: not in this store");
+                }
+            }
+        };
+        String huge = """
+                  huge:
+                    policies:
+                      - { name: burst, kind: burst, q: 5, w: 5 }
+                """;
+        EdgeConfig bad = EdgeConfig.parse("h.yaml", PLANS.replace("keys:", huge + "keys:"))
+                .withListenPort(0).withAdmin(Optional.empty());
+        EdgeOptions options = EdgeOptions.defaults().withTime(time).withStore(refusesHuge);
+
+        assertThatThrownBy(() -> EdgeServer.start(bad, options)).isInstanceOf(ConfigException.class)
+                .hasMessage("h.yaml:7: plans.huge: plan huge: not in this store");
+
+        EdgeConfig good = EdgeConfig.parse("g.yaml", PLANS).withListenPort(0).withAdmin(Optional.empty());
+        try (EdgeServer edge = EdgeServer.start(good, options)) {
+            assertThatThrownBy(() -> edge.reload(bad)).isInstanceOf(ConfigException.class);
+            assertThat(edge.config().plans()).containsOnlyKeys("free"); // the running configuration stays
+        }
+    }
+}

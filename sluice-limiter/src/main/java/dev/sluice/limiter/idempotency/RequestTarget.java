@@ -1,0 +1,31 @@
+package dev.sluice.limiter.idempotency;
+
+import java.util.Objects;
+
+/**
+ * The part of a request's fingerprint known from its head alone: method and path (SPEC §3.11). A
+ * claim is made with it before the body has been read; the body's digest completes the
+ * {@link RequestFingerprint} once the body has streamed through.
+ *
+ * @param method the request method as sent ({@code POST}); not empty
+ * @param path the request path as sent, without the query; not empty
+ * @throws IllegalArgumentException naming the field when one is empty
+ */
+public record RequestTarget(String method, String path) {
+
+    public RequestTarget {
+        Objects.requireNonNull(method, "method");
+        Objects.requireNonNull(path, "path");
+        if (method.isEmpty()) {
+            throw new IllegalArgumentException("method: must not be empty");
+        }
+        if (path.isEmpty()) {
+            throw new IllegalArgumentException("path: must not be empty");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return method + " " + path;
+    }
+}
