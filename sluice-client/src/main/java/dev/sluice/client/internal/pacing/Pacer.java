@@ -136,9 +136,10 @@ public final class Pacer {
 
     /**
      * An answer arrived (any: a response or a failure), or nothing is in flight any more: a cold
-     * start's hold ends. The refill the bucket gained during the hold is dropped (the server's own
-     * bucket started refilling no earlier than when it saw the first call, and that was no later
-     * than this answer), and pacing resumes from here.
+     * start's hold ends. The bucket keeps at most what the hold left plus the burst margin; the rest
+     * of the refill it gained during the hold is dropped (the server's own bucket started refilling
+     * no earlier than when it saw the first call, and that was no later than this answer), and
+     * pacing resumes from here. Nothing happens when no hold is on.
      */
     public void endHold(long nowNanos) {
         if (holding) {
