@@ -5,6 +5,22 @@ import java.util.Objects;
 /**
  * Everything a Sluice client decides by: retries, the retry budget, the adaptive throttle, the
  * pacer and the admission queue. Immutable; {@link #defaults()} gives SPEC §4–§5 defaults.
+ *
+ * <table>
+ *   <caption>Defaults (each part's own table has every setting)</caption>
+ *   <tr><th>part</th><th>default</th><th>rule</th></tr>
+ *   <tr><td>{@link RetryConfig}</td><td>3 attempts; Retry-After + {@code U(0, min(20 s, max(1 s, ra)))};
+ *       full jitter {@code U(0, min(20 s, 0.5 s·2^n))}; max wait 60 s; 5 attempts per Idempotency-Key</td>
+ *       <td>§4.2–§4.4</td></tr>
+ *   <tr><td>{@link RetryBudgetConfig}</td><td>retries at most 10 % of calls <em>or 10 retries, whichever is
+ *       more</em>, over a sliding minute. The floor lets a client with little traffic retry at all (Finagle's
+ *       {@code minRetriesPerSec}); on a short or small run it dominates, so retries may exceed 10 % of calls.
+ *       {@link RetryBudgetConfig#strict()} has no floor</td><td>§4.2, §8</td></tr>
+ *   <tr><td>{@link ThrottleConfig}</td><td>K = 2 over 2 minutes; drops new calls only</td><td>§4.5</td></tr>
+ *   <tr><td>{@link PacerConfig}</td><td>follow the RateLimit headers at 90 % of the rate and of the burst</td>
+ *       <td>§4.6</td></tr>
+ *   <tr><td>{@link AdmissionConfig}</td><td>100 waiting, 64 in flight</td><td>§5</td></tr>
+ * </table>
  */
 public record ClientConfig(
         RetryConfig retry,

@@ -19,6 +19,14 @@ public interface ClientListener {
     default void onAttempt(String host, int attempt) {
     }
 
+    /**
+     * The transport may have sent attempt {@code attempt} underneath the previous one (the JDK
+     * HttpClient re-sends a GET/HEAD whose connection closed before any response byte); it is
+     * counted as an attempt of the call.
+     */
+    default void onTransportResend(String host, int attempt) {
+    }
+
     /** An answer counted as accepted by the adaptive throttle (not 429/503/overload). */
     default void onAccepted(String host, int status) {
     }

@@ -1,8 +1,10 @@
 package dev.sluice.client;
 
 /**
- * The adaptive throttle dropped the call locally; it never reached the network (SPEC §4.5, the SRE
- * book's client-side throttling). Carries the drop probability in force at the time.
+ * The adaptive throttle dropped a new call locally; it never reached the network (SPEC §4.5, the
+ * SRE book's client-side throttling). Only a call's first attempt can be dropped: its retries are
+ * governed by the retry budget, the attempt cap and the deadline (§4.2), so this error always
+ * carries {@code attempts() == 0}. Carries the drop probability in force at the time.
  */
 public final class LocallyThrottledException extends SluiceException {
 

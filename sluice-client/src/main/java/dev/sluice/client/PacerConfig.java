@@ -9,8 +9,11 @@ package dev.sluice.client;
  *   <tr><th>setting</th><th>default</th><th>meaning</th></tr>
  *   <tr><td>{@code documentedPerSecond}</td><td>0 = unknown</td><td>the API's documented rate; until
  *       headers arrive the pacer refills at {@code paceFraction} of it</td></tr>
- *   <tr><td>{@code documentedBurst}</td><td>0 = unknown</td><td>the bucket capacity (not scaled)</td></tr>
- *   <tr><td>{@code paceFraction}</td><td>0.9</td><td>pace a little under the documented number (SPEC §4.6)</td></tr>
+ *   <tr><td>{@code documentedBurst}</td><td>0 = unknown</td><td>the API's burst; the bucket holds
+ *       {@code paceFraction} of it, and a call may cost up to all of it</td></tr>
+ *   <tr><td>{@code paceFraction}</td><td>0.9</td><td>pace a little under the documented number (SPEC §4.6): the
+ *       refill rate <em>and</em> the burst, documented or read from the headers; the burst margin absorbs
+ *       first calls that reach the server late (new connections), which a rate margin alone cannot</td></tr>
  *   <tr><td>{@code lowRemainingFraction}</td><td>0.1</td><td>when a policy's {@code r} falls below this share of
  *       {@code q}, the remaining {@code r} are spread over {@code t} (SPEC §4.6)</td></tr>
  *   <tr><td>{@code followHeaders}</td><td>true</td><td>update from each response's policies (ignored when the
@@ -49,7 +52,8 @@ public record PacerConfig(
     }
 
     /**
-     * A documented limit of {@code perSecond} with a bucket of {@code burst}, paced at 90 %.
+     * A documented limit of {@code perSecond} with a burst of {@code burst}, paced at 90 % of both:
+     * {@code documented(10, 20)} refills 9 tokens a second into a bucket of 18.
      *
      * @throws IllegalArgumentException if either is not positive (regression case R14b: a zero
      *     burst must not silently mean "allow all")

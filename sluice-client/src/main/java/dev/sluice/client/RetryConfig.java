@@ -17,7 +17,8 @@ import java.util.Objects;
  *       {@code J = min(jitterCeiling, max(jitterFloor, ra))} (§4.3)</td></tr>
  *   <tr><td>{@code jitterCeiling}</td><td>20 s</td><td>as above</td></tr>
  *   <tr><td>{@code maxWait}</td><td>60 s</td><td>a hint longer than this is not waited for: the call fails at once with
- *       the hint (§2.4; R03); jitter is trimmed so no wait exceeds it</td></tr>
+ *       the hint (§2.4; R03); the jitter is drawn within what fits, so no wait exceeds it nor passes the call's
+ *       deadline, while a hint that fits is always waited in full</td></tr>
  *   <tr><td>{@code resetMargin}</td><td>1 s</td><td>added to waits derived from a policy's <em>absolute</em> reset
  *       (epoch, RFC 3339) rather than from Retry-After, so that the window has surely rolled over at the server
  *       (R04; {@code RateLimitSnapshot.suggestedWait}); R04 asks for at least 1 s</td></tr>

@@ -30,7 +30,7 @@ import java.util.random.RandomGenerator;
  *
  * <pre>{@code
  * try (SluiceHttpClient client = SluiceHttpClient.builder()
- *         .pacer(PacerConfig.documented(10, 20))          // 10 req/s, burst 20, paced at 90 %
+ *         .pacer(PacerConfig.documented(10, 20))          // 10 req/s, burst 20, paced at 90 % of both
  *         .build()) {
  *     HttpRequest req = HttpRequest.newBuilder(URI.create("https://api.example.com/v1/labels"))
  *             .POST(HttpRequest.BodyPublishers.ofString("{...}")).build();
@@ -120,7 +120,8 @@ public interface SluiceHttpClient extends AutoCloseable {
      *   <tr><th>setting</th><th>default</th></tr>
      *   <tr><td>{@code httpClient}</td><td>{@code HttpClient.newBuilder().connectTimeout(10 s)}, redirects never</td></tr>
      *   <tr><td>{@code config}</td><td>{@link ClientConfig#defaults()}: 3 attempts, backoff 0.5 s–20 s,
-     *       max wait 60 s, budget 10 %/min, throttle K = 2 over 2 min, pacing from headers at 90 %,
+     *       max wait 60 s, retry budget 10 % of calls or at least 10 retries per minute, throttle K = 2 over
+     *       2 min, pacing from headers at 90 % (rate and burst),
      *       queue 100, 64 in flight</td></tr>
      *   <tr><td>{@code defaultDeadline}</td><td>none</td></tr>
      *   <tr><td>{@code attemptTimeout}</td><td>none (a request's own {@code timeout()} is kept)</td></tr>

@@ -5,7 +5,9 @@ import java.time.Duration;
 /**
  * Adaptive client-side throttling (SPEC §4.5; Google SRE book, "Handling Overload"): over the last
  * {@code window}, a new request is dropped locally with probability
- * {@code max(0, (requests − k·accepts) / (requests + 1))}.
+ * {@code max(0, (requests − k·accepts) / (requests + 1))}. Every attempt's answer (retries
+ * included) is counted when it completes (R12); only new calls are dropped — a retry already granted
+ * by the retry budget is never dropped (§4.2).
  *
  * <p>Defaults: enabled, {@code k} = 2, {@code window} = 2 minutes (SPEC §4.5). A lower {@code k}
  * (1.1) starts dropping sooner.

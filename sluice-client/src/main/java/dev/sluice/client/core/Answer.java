@@ -24,10 +24,26 @@ public sealed interface Answer {
         }
     }
 
-    /** No HTTP answer. */
-    record Failure(FailureKind kind, Throwable cause) implements Answer {
+    /**
+     * No HTTP answer.
+     *
+     * @param transportResends how many more times the transport itself may have sent the request
+     *     within this attempt: 0 normally; 1 when the JDK HttpClient may have re-sent it underneath
+     *     (a GET or HEAD whose connection closed before any response byte: JDK 21–25
+     *     {@code MultiExchange}; see the README, "What the JDK does underneath"). The core counts
+     *     each as an attempt of the call (SPEC §4.7: one retrying layer, honest counts).
+     */
+    record Failure(FailureKind kind, Throwable cause, int transportResends) implements Answer {
         public Failure {
             Objects.requireNonNull(kind, "kind");
+            if (transportResends < 0) {
+                throw new IllegalArgumentException("transportResends must be >= 0: " + transportResends);
+            }
+        }
+
+        /** A failure sent once. */
+        public Failure(FailureKind kind, Throwable cause) {
+            this(kind, cause, 0);
         }
     }
 

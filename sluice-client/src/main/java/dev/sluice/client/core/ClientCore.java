@@ -33,11 +33,14 @@ public interface ClientCore<A> {
 
     /**
      * Opens a logical call: mints its Idempotency-Key when needed, checks the key's attempt cap, the
-     * cost against the pacer's burst, the adaptive throttle, and admits it to the queue.
+     * cost against the pacer's burst, what the pacer knows for certain (a spent quota, a pause
+     * longer than the maximum wait or past the deadline), then the adaptive throttle, and admits it
+     * to the queue. The most certain answer comes first (SPEC §4.2, §4.5).
      *
      * @throws SluiceException {@code RetryBudgetExhaustedException} (key cap),
-     *     {@code CostExceedsBurstException}, {@code LocallyThrottledException}, {@code ShedException}
-     *     / {@code DeadlineExceededException} — the call never reaches the network
+     *     {@code CostExceedsBurstException}, {@code QuotaExceededException} (a spent quota),
+     *     {@code RateLimitedException} (a pause past the maximum wait), {@code LocallyThrottledException},
+     *     {@code ShedException} / {@code DeadlineExceededException} — the call never reaches the network
      */
     CoreCall<A> open(CallSpec spec, A attachment) throws SluiceException;
 

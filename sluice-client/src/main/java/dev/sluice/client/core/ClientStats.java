@@ -8,7 +8,7 @@ import java.util.Map;
  * Counts since the client was created (SPEC §4.9, §5.5). A snapshot; immutable.
  *
  * @param calls logical calls opened (including those rejected at open)
- * @param attempts requests sent (first attempts and retries)
+ * @param attempts requests sent (first attempts and retries, and the transport's own re-sends)
  * @param accepts answers that were not 429/503/overload
  * @param retries retries granted
  * @param localDrops calls dropped by the adaptive throttle
@@ -18,6 +18,9 @@ import java.util.Map;
  * @param errors calls that ended with an error (shed and dropped calls included)
  * @param shed shed calls by reason
  * @param fallbacks fallback answers by reason
+ * @param transportResends requests the transport may have re-sent underneath an attempt (the JDK
+ *     HttpClient's own re-send of a GET/HEAD whose connection closed before any response byte);
+ *     included in {@code attempts}
  */
 public record ClientStats(
         long calls,
@@ -30,7 +33,8 @@ public record ClientStats(
         long successes,
         long errors,
         Map<ShedReason, Long> shed,
-        Map<FallbackReason, Long> fallbacks) {
+        Map<FallbackReason, Long> fallbacks,
+        long transportResends) {
 
     public ClientStats {
         shed = Map.copyOf(shed);

@@ -17,7 +17,9 @@ import java.util.Objects;
  * {@code sluice-client}). Meters, all tagged {@code host}:
  *
  * <ul>
- *   <li>{@code sluice.client.requests} — attempts sent</li>
+ *   <li>{@code sluice.client.requests} — attempts sent, the transport's own re-sends included</li>
+ *   <li>{@code sluice.client.transport.resends} — requests the JDK HttpClient may have re-sent
+ *       underneath an attempt (a GET/HEAD whose connection closed before any response byte)</li>
  *   <li>{@code sluice.client.accepts} — answers not 429/503/overload</li>
  *   <li>{@code sluice.client.retries} — retries granted</li>
  *   <li>{@code sluice.client.local.drops} — calls dropped by the adaptive throttle</li>
@@ -50,6 +52,12 @@ public final class MicrometerClientListener implements ClientListener {
     @Override
     public void onAttempt(String host, int attempt) {
         counter("sluice.client.requests", host).increment();
+    }
+
+    @Override
+    public void onTransportResend(String host, int attempt) {
+        counter("sluice.client.requests", host).increment();
+        counter("sluice.client.transport.resends", host).increment();
     }
 
     @Override

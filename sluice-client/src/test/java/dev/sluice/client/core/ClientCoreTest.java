@@ -402,9 +402,11 @@ class ClientCoreTest {
     }
 
     @Test
-    void pacingReferenceScaledNCallsAtSixtyPerSecondBurstTenTakeNMinusTenOverSixtySecondsWithNo429() {
+    void pacingReferenceScaledNCallsAtSixtyPerSecondBurstTenTakeNMinusTenOverSixtySecondsFromTheFirstAnswerWithNo429() {
         // SPEC §4.6 reference (2,400 calls -> ≈ 40 s), scaled: 130 calls -> (130 − 10) / 60 = 2 s,
-        // and the full 2,400 -> 39.83 s; the in-test limiter is an exact GCRA of 60/s, burst 10
+        // and the full 2,400 -> 39.83 s; the in-test limiter is an exact GCRA of 60/s, burst 10.
+        // The refill counts from the first answer (20 ms), not from the first send: until the
+        // server has answered, the client cannot know its bucket has started refilling (cold start)
         for (int n : new int[] {130, 2400}) {
             ClientConfig config = NO_THROTTLE.withPacer(PacerConfig.documented(60, 10).withPaceFraction(1.0))
                     .withAdmission(AdmissionConfig.of(n, 8));
@@ -422,7 +424,7 @@ class ClientCoreTest {
             h.run(Duration.ofMinutes(5));
             assertThat(statuses).hasSize(n).doesNotContain(429);
             long lastStart = h.sent.get(h.sent.size() - 1).atNanos();
-            double expected = (n - 10) / 60.0;
+            double expected = 0.020 + (n - 10) / 60.0;
             assertThat(lastStart / 1e9).isCloseTo(expected, org.assertj.core.api.Assertions.within(0.001));
         }
     }
@@ -443,7 +445,9 @@ class ClientCoreTest {
         }
         h.run(Duration.ofMinutes(5));
         assertThat(statuses).hasSize(130).doesNotContain(429);
-        assertThat(h.sent.get(129).atNanos() / 1e9).isCloseTo(120 / 54.0, org.assertj.core.api.Assertions.within(0.001));
+        // 90 % of 60/s with 90 % of the burst (SPEC §4.6): at most 10 calls by the first answer
+        // (20 ms; 9 from the paced burst, 1 from its margin), then 54/s from it: 0.020 + (130 − 10) / 54
+        assertThat(h.sent.get(129).atNanos() / 1e9).isCloseTo(0.020 + 120 / 54.0, org.assertj.core.api.Assertions.within(0.001));
     }
 
     @Test
@@ -528,6 +532,37 @@ class ClientCoreTest {
         assertThat(pacer.available(h.time.nanoTime())).isEqualTo(6.0);
         h.time.stepWallClock(Duration.ofSeconds(22));
         assertThat(pacer.available(h.time.nanoTime())).as("no refill from a wall-clock step").isEqualTo(6.0);
+    }
+
+    @Test
+    void aGetTheJdkMayHaveSentTwiceCountsTwoAttemptsAndIsNotRetriedPastTheCap() {
+        // SPEC §4.7: the JDK re-sent the GET once underneath (transportResends = 1): 2 requests on
+        // the wire; a third SDK attempt could be doubled again (4 > 3), so the call ends here
+        CoreHarness h = new CoreHarness(NO_THROTTLE).server(s -> new Answer.Failure(Answer.FailureKind.CONNECTION_LOST,
+                new IOException("Connection reset"), 1));
+        long id = h.open(get());
+        h.run(Duration.ofMinutes(1));
+        assertThat(h.sentFor(id)).hasSize(1);
+        TransportException e = (TransportException) h.result(id).error();
+        assertThat(e.attempts()).as("what reached the server").isEqualTo(2);
+        assertThat(e).hasMessageContaining("sent twice");
+        assertThat(h.core.stats().attempts()).isEqualTo(2);
+        assertThat(h.core.stats().transportResends()).isEqualTo(1);
+        assertThat(h.core.stats().retries()).isZero();
+        var w = ((dev.sluice.client.internal.core.DefaultClientCore<String>) h.core).throttleWindow();
+        assertThat(w.requests()).as("both sends recorded as refused requests (R12)").isEqualTo(2);
+        assertThat(w.accepts()).isZero();
+    }
+
+    @Test
+    void withFiveAttemptsAGetTheJdkMayDoubleIsRetriedWhileTwoMoreFit() {
+        ClientConfig config = NO_THROTTLE.withRetry(NO_THROTTLE.retry().toBuilder().maxAttempts(5).build());
+        CoreHarness h = new CoreHarness(config).server(s -> new Answer.Failure(Answer.FailureKind.CONNECTION_LOST,
+                new IOException("Connection reset"), 1));
+        long id = h.open(get());
+        h.run(Duration.ofMinutes(1));
+        assertThat(h.sentFor(id)).as("SDK attempts").hasSize(2);
+        assertThat(h.result(id).error().attempts()).as("on the wire: 2 + 2 <= 5, a third would risk 6").isEqualTo(4);
     }
 
     /** GCRA in exact integer arithmetic (time scaled by the rate), as an in-test limiter. */

@@ -41,6 +41,7 @@ final class CoreHarness {
     private long seq;
     private Function<Sent, Answer> server = s -> { throw new IllegalStateException("no server"); };
     private Duration latency = Duration.ofMillis(10);
+    private Function<Sent, Duration> arrivalDelay = s -> Duration.ZERO;
     private final Map<Long, CoreCall<String>> calls = new LinkedHashMap<>();
 
     CoreHarness(ClientConfig config) {
@@ -61,6 +62,16 @@ final class CoreHarness {
 
     CoreHarness latency(Duration d) {
         this.latency = d;
+        return this;
+    }
+
+    /**
+     * How long each request travels before the server sees it (connection set-up, scheduling):
+     * the server is then asked at the arrival time, with {@code Sent.atNanos} = the arrival, and
+     * answers {@code latency} later. {@link #sent} keeps the send times.
+     */
+    CoreHarness arrivalDelay(Function<Sent, Duration> d) {
+        this.arrivalDelay = d;
         return this;
     }
 
@@ -94,8 +105,17 @@ final class CoreHarness {
             for (CoreCall<String> call : d.start()) {
                 Sent s = new Sent(call.id(), call.attempts(), call.idempotencyKey(), time.nanoTime());
                 sent.add(s);
-                Answer answer = server.apply(s);
-                schedule(time.nanoTime() + latency.toNanos(), () -> answer(call, answer));
+                long delay = arrivalDelay.apply(s).toNanos();
+                if (delay == 0) {
+                    Answer answer = server.apply(s);
+                    schedule(time.nanoTime() + latency.toNanos(), () -> answer(call, answer));
+                } else {
+                    long arrival = time.nanoTime() + delay;
+                    schedule(arrival, () -> {
+                        Answer answer = server.apply(new Sent(s.callId(), s.attempt(), s.idempotencyKey(), arrival));
+                        schedule(arrival + latency.toNanos(), () -> answer(call, answer));
+                    });
+                }
             }
             for (Dispatch.Rejection<String> r : d.failed()) {
                 results.put(r.call().id(), new Result(false, r.error(), time.nanoTime(), r.call().attempts()));

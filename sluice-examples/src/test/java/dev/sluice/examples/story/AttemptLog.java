@@ -40,9 +40,16 @@ final class AttemptLog extends HttpClient {
         this.delegate = delegate;
     }
 
+    private final java.util.Map<String, String> keyByCall = new java.util.concurrent.ConcurrentHashMap<>();
+
     /** Every attempt answered or failed so far. */
     List<Attempt> attempts() {
         return List.copyOf(attempts);
+    }
+
+    /** The Idempotency-Key the SDK sent for the request marked {@code X-Story-Call: call}, if it sent one. */
+    java.util.Optional<String> keyOfCall(String call) {
+        return java.util.Optional.ofNullable(keyByCall.get(call));
     }
 
     @Override
@@ -94,8 +101,14 @@ final class AttemptLog extends HttpClient {
         attempts.add(new Attempt(key(request), -1, false, false, timeout));
     }
 
-    private static String key(HttpRequest request) {
-        return request.headers().firstValue("Idempotency-Key").orElse(null);
+    private String key(HttpRequest request) {
+        String key = request.headers().firstValue("Idempotency-Key").orElse(null);
+        request.headers().firstValue("X-Story-Call").ifPresent(call -> {
+            if (key != null) {
+                keyByCall.put(call, key);
+            }
+        });
+        return key;
     }
 
     // --- plain delegation ---

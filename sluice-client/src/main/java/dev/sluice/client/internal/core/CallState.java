@@ -25,6 +25,8 @@ final class CallState<A> implements CoreCall<A> {
     long retryAtNanos;
     int lastStatus;
     RateLimitSnapshot lastSnapshot;
+    /** The transport may send each attempt of this call twice (it did, or may have, once). */
+    boolean transportMayResend;
     /** Set by the pacer gate when it refuses the call. */
     SluiceException gateError;
 

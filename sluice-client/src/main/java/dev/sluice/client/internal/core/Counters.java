@@ -28,6 +28,7 @@ final class Counters implements ClientListener {
     final LongAdder quotaErrors = new LongAdder();
     final LongAdder successes = new LongAdder();
     final LongAdder errors = new LongAdder();
+    final LongAdder transportResends = new LongAdder();
     private final Map<ShedReason, LongAdder> shed = new EnumMap<>(ShedReason.class);
     private final Map<FallbackReason, LongAdder> fallbacks = new EnumMap<>(FallbackReason.class);
     private final ClientListener user;
@@ -48,7 +49,8 @@ final class Counters implements ClientListener {
         Map<FallbackReason, Long> f = new EnumMap<>(FallbackReason.class);
         fallbacks.forEach((k, v) -> f.put(k, v.sum()));
         return new ClientStats(calls.sum(), attempts.sum(), accepts.sum(), retries.sum(), localDrops.sum(),
-                budgetExhaustions.sum(), quotaErrors.sum(), successes.sum(), errors.sum(), s, f);
+                budgetExhaustions.sum(), quotaErrors.sum(), successes.sum(), errors.sum(), s, f,
+                transportResends.sum());
     }
 
     private void safely(Runnable r) {
@@ -63,6 +65,13 @@ final class Counters implements ClientListener {
     public void onAttempt(String host, int attempt) {
         attempts.increment();
         safely(() -> user.onAttempt(host, attempt));
+    }
+
+    @Override
+    public void onTransportResend(String host, int attempt) {
+        attempts.increment();
+        transportResends.increment();
+        safely(() -> user.onTransportResend(host, attempt));
     }
 
     @Override

@@ -111,16 +111,24 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
                 throw countError(new CostExceedsBurstException("cost " + spec.cost() + " exceeds the pacer's burst "
                         + (long) pacer.capacity() + ": it can never be granted; split the call", 0, null, 0));
             }
+            boolean hasDeadline = spec.deadline() != null;
+            long deadline = hasDeadline ? now + Math.min(spec.deadline().toNanos(), Long.MAX_VALUE / 4) : 0;
+            int maxAttempts = spec.retries() ? config.retry().maxAttempts() : 1;
+            CallState<A> call = new CallState<>(nextId++, spec, attachment, key, hasDeadline, deadline, maxAttempts);
+            // what the client knows for certain answers before the throttle's random drop: a spent
+            // quota, a pause longer than the maximum wait, a token that comes after the deadline
+            SluiceException refused = pacerRefusal(call, pacer.readyInNanos(spec.cost(), now), now,
+                    ShedReason.DEADLINE_AT_SUBMIT);
+            if (refused != null) {
+                call.phase = CallState.Phase.DONE;
+                throw countError(refused);
+            }
             double p = throttle.tryDrop(now, env.random());
             if (p >= 0) {
                 counters.onLocalDrop(host, p);
                 throw countError(new LocallyThrottledException(String.format(
                         "dropped locally by adaptive throttling (p = %.3f, SPEC §4.5)", p), p, 0, null, 0));
             }
-            boolean hasDeadline = spec.deadline() != null;
-            long deadline = hasDeadline ? now + Math.min(spec.deadline().toNanos(), Long.MAX_VALUE / 4) : 0;
-            int maxAttempts = spec.retries() ? config.retry().maxAttempts() : 1;
-            CallState<A> call = new CallState<>(nextId++, spec, attachment, key, hasDeadline, deadline, maxAttempts);
             SluiceException shed = enqueue(call, now);
             if (shed != null) {
                 throw shed;
@@ -141,15 +149,9 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
             List<Dispatch.Rejection<A>> failed = new ArrayList<>(pending);
             pending.clear();
             while (!retryTimers.isEmpty() && retryTimers.peek().retryAtNanos - now <= 0) {
+                // a retry was granted by the budget, the attempt cap and the deadline when its answer
+                // came (SPEC §4.2); the adaptive throttle decides about new calls only (§4.5)
                 CallState<A> call = retryTimers.poll();
-                double p = throttle.tryDrop(now, env.random());
-                if (p >= 0) {
-                    counters.onLocalDrop(call.spec.host(), p);
-                    failed.add(end(call, new LocallyThrottledException(String.format(
-                            "retry dropped locally by adaptive throttling (p = %.3f, SPEC §4.5)", p), p,
-                            call.lastStatus, call.lastSnapshot, call.attempts)));
-                    continue;
-                }
                 SluiceException shed = enqueue(call, now);
                 if (shed != null) {
                     failed.add(new Dispatch.Rejection<>(call, shed));
@@ -207,7 +209,11 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
             queue.release();
             long now = time.nanoTime();
             Instant wallNow = time.now();
+            pacer.endHold(now); // the server has seen our calls: pacing follows its clock from here
             String host = call.spec.host();
+            if (answer instanceof Answer.Failure f && f.transportResends() > 0) {
+                countTransportResends(call, f.transportResends(), now);
+            }
             Classification c = classifier.classify(answer, call.safeToRepeat(), call.attempts, wallNow);
             throttle.recordAnswer(now, c.accepted()); // on completion (R12)
             if (answer instanceof Answer.Response r) {
@@ -235,6 +241,7 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
                 case Classification.Terminal t -> {
                     if (t.error() instanceof QuotaExceededException q) {
                         counters.onQuotaExceeded(host, q.policy().orElse(null), q.resetAt().orElse(null));
+                        rememberSpentQuota(q, answer, now, wallNow);
                     }
                     yield fail(call, t.error());
                 }
@@ -251,15 +258,45 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
         }
     }
 
+    /**
+     * The transport sent the attempt more than once underneath (the JDK HttpClient's own re-send of
+     * a GET/HEAD): every send counts as an attempt of the call, a request refused in the throttle
+     * window (R12), a retry of the budget when it has room (§4.2) and an attempt of the key (§4.4),
+     * so the cap and the counts stay true to what reached the server (SPEC §4.7).
+     */
+    private void countTransportResends(CallState<A> call, int resends, long now) {
+        String host = call.spec.host();
+        call.transportMayResend = true;
+        for (int i = 0; i < resends; i++) {
+            call.attempts++;
+            throttle.recordAnswer(now, false);
+            budget.tryAcquireRetry(now);
+            if (call.idempotencyKey != null) {
+                ledger.record(call.idempotencyKey, now);
+            }
+            profile(host).recordAttempt(now);
+            counters.onTransportResend(host, call.attempts);
+        }
+    }
+
     private Decision decideRetry(CallState<A> call, Classification.Retryable r, long now) {
         String host = call.spec.host();
-        if (call.attempts >= call.maxAttempts) {
-            String why = call.maxAttempts == 1 && !call.spec.retries()
-                    ? "retries are off for this call (a layer above retries, SPEC §4.7)"
-                    : "all " + call.maxAttempts + " attempts used";
+        // an attempt the transport may send twice (it just did, or may have) needs room for two
+        int nextSends = call.transportMayResend ? 2 : 1;
+        if (call.attempts + nextSends > call.maxAttempts) {
+            String why;
+            if (call.maxAttempts == 1 && !call.spec.retries()) {
+                why = "retries are off for this call (a layer above retries, SPEC §4.7)";
+            } else if (call.attempts < call.maxAttempts) {
+                why = call.attempts + " of " + call.maxAttempts + " attempts used, and the next could be sent twice:"
+                        + " the JDK HttpClient re-sends a " + call.spec.method() + " whose connection closes before"
+                        + " any response byte (it may have done so already)";
+            } else {
+                why = "all " + call.maxAttempts + " attempts used";
+            }
             return fail(call, r.giveUp().apply(why));
         }
-        if (call.idempotencyKey != null && ledger.left(call.idempotencyKey, now) == 0) {
+        if (call.idempotencyKey != null && ledger.left(call.idempotencyKey, now) < nextSends) {
             counters.onBudgetExhausted(host, RetryBudgetExhaustedException.Scope.IDEMPOTENCY_KEY_ATTEMPTS);
             SluiceException last = r.giveUp().apply("the Idempotency-Key's attempt cap is reached");
             return fail(call, new RetryBudgetExhaustedException("Idempotency-Key " + call.idempotencyKey
@@ -267,32 +304,50 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
                     RetryBudgetExhaustedException.Scope.IDEMPOTENCY_KEY_ATTEMPTS, last, last.status(),
                     last.snapshot().orElse(null), call.attempts));
         }
-        Duration wait;
+        // every refusal is decided now, before any wait (R03, SPEC §4.2–§4.3); the budget last, so that
+        // a retry refused for another reason spends none of it
         Duration hint = r.hint();
-        if (hint != null) {
-            if (hint.compareTo(config.retry().maxWait()) > 0) {
-                // never undercut a hint: fail now and carry it (SPEC §2.4, R03)
-                return fail(call, r.giveUp().apply("the server asked for " + hint.toSeconds()
-                        + " s, more than the maximum wait of " + config.retry().maxWait().toSeconds() + " s"));
+        if (hint != null && hint.compareTo(config.retry().maxWait()) > 0) {
+            // never undercut a hint: fail now and carry it (SPEC §2.4, R03)
+            return fail(call, r.giveUp().apply("the server asked for " + hint.toSeconds()
+                    + " s, more than the maximum wait of " + config.retry().maxWait().toSeconds() + " s"));
+        }
+        long hintNanos = hint == null ? 0 : hint.toNanos();
+        long pacerNanos = pacer.readyInNanos(call.spec.cost(), now);
+        if (pacerNanos > maxWaitNanos) {
+            SluiceException quota = spentQuotaError(call, now);
+            return fail(call, quota != null ? quota : r.giveUp().apply("the pacer cannot grant a token for "
+                    + Duration.ofNanos(pacerNanos).toSeconds() + " s, more than the maximum wait of "
+                    + config.retry().maxWait().toSeconds() + " s"));
+        }
+        long latestNanos = maxWaitNanos;
+        if (call.hasDeadline) {
+            long left = call.deadlineNanos - now;
+            long earliest = Math.max(hintNanos, pacerNanos);
+            if (earliest - left >= 0) {
+                String why = pacerNanos > hintNanos ? "the pacer's next token" : hint != null ? "the server's hint" : "now";
+                return fail(call, r.giveUp().apply("a retry after at least " + Duration.ofNanos(earliest).toMillis()
+                        + " ms (" + why + ") would start after the call's deadline, " + Math.max(0, left) / 1_000_000
+                        + " ms away (SPEC §4.3)"));
             }
-            wait = retryWait.afterHint(hint, env.random());
-            if (wait.compareTo(config.retry().maxWait()) > 0) {
-                wait = config.retry().maxWait(); // trim the jitter only: still >= hint
-            }
-        } else {
-            wait = retryWait.fullJitter(call.attempts, env.random());
+            latestNanos = Math.min(latestNanos, left - 1); // start strictly before the deadline
+        }
+        // the jitter is drawn within what fits (the maximum wait, the deadline): a hint that fits is
+        // waited in full, only its jitter is trimmed (R03)
+        Duration latest = Duration.ofNanos(latestNanos);
+        Duration wait = hint != null ? retryWait.afterHint(hint, latest, env.random())
+                : retryWait.fullJitter(call.attempts, latest, env.random());
+        if (wait.compareTo(latest) > 0) {
+            wait = latest; // float rounding only; latest >= hint here
         }
         long waitNanos = wait.toNanos();
-        if (call.hasDeadline && (now + waitNanos) - call.deadlineNanos >= 0) {
-            return fail(call, r.giveUp().apply("a retry after " + wait.toMillis()
-                    + " ms would start after the call's deadline (SPEC §4.3)"));
-        }
         if (!budget.tryAcquireRetry(now)) {
             counters.onBudgetExhausted(host, RetryBudgetExhaustedException.Scope.CLIENT_RETRY_BUDGET);
             SluiceException last = r.giveUp().apply("the retry budget is spent");
             return fail(call, new RetryBudgetExhaustedException("retry budget spent: retries over the last "
-                    + config.budget().window().toSeconds() + " s reached " + (int) (config.budget().ratio() * 100)
-                    + " % of requests (SPEC §4.2)", RetryBudgetExhaustedException.Scope.CLIENT_RETRY_BUDGET,
+                    + config.budget().window().toSeconds() + " s reached " + Math.round(config.budget().ratio() * 100)
+                    + " % of requests or the floor of " + config.budget().minRetries() + ", whichever is more (SPEC §4.2)",
+                    RetryBudgetExhaustedException.Scope.CLIENT_RETRY_BUDGET,
                     last, last.status(), last.snapshot().orElse(null), call.attempts));
         }
         call.phase = CallState.Phase.WAITING_TO_RETRY;
@@ -310,7 +365,12 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
             switch (call.phase) {
                 case QUEUED -> queue.remove(call);
                 case WAITING_TO_RETRY -> retryTimers.remove(call);
-                case IN_FLIGHT -> queue.release();
+                case IN_FLIGHT -> {
+                    queue.release();
+                    if (queue.inFlight() == 0) {
+                        pacer.endHold(time.nanoTime()); // no answer will end it
+                    }
+                }
                 case DONE -> {
                     return;
                 }
@@ -356,6 +416,21 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** The adaptive throttle's window now: requests and accepts counted, and the drop probability. */
+    public ThrottleWindow throttleWindow() {
+        lock.lock();
+        try {
+            long now = time.nanoTime();
+            return new ThrottleWindow(throttle.requests(now), throttle.accepts(now), throttle.dropProbability(now));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The adaptive throttle's counts over its window (SPEC §4.5) and the probability they give. */
+    public record ThrottleWindow(long requests, long accepts, double dropProbability) {
     }
 
     /** "Know the dependency" figures for one host. */
@@ -426,28 +501,69 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
         if (wait == 0) {
             return 0;
         }
-        if (wait > maxWaitNanos) {
-            Pacer.Block block = pacer.block(now);
-            if (block != null && block.kind() == PolicyKind.QUOTA) {
-                counters.onQuotaExceeded(call.spec.host(), block.policy(), block.resetAt());
-                call.gateError = new QuotaExceededException("quota \"" + block.policy() + "\" is spent until "
-                        + block.resetAt() + " (reported by the last response); not sent", block.policy(),
-                        block.resetAt(), call.lastStatus, call.lastSnapshot, call.attempts);
-            } else {
-                Duration hint = Duration.ofNanos(wait);
-                call.gateError = new RateLimitedException("the pacer cannot grant a token for " + hint.toSeconds()
-                        + " s, more than the maximum wait of " + config.retry().maxWait().toSeconds()
-                        + " s; not sent", hint, call.lastStatus, call.lastSnapshot, call.attempts);
-            }
-            return AdmissionQueue.Gate.REJECT;
-        }
-        if (call.hasDeadline && (now + wait) - call.deadlineNanos >= 0) {
-            counters.onShed(call.spec.host(), ShedReason.DEADLINE_AT_DEQUEUE);
-            call.gateError = new DeadlineExceededException("the pacer's next token comes after the deadline;"
-                    + " never started", ShedReason.DEADLINE_AT_DEQUEUE, call.attempts);
+        SluiceException refused = pacerRefusal(call, wait, now, ShedReason.DEADLINE_AT_DEQUEUE);
+        if (refused != null) {
+            call.gateError = refused;
             return AdmissionQueue.Gate.REJECT;
         }
         return wait;
+    }
+
+    /**
+     * The pacer's answer for a call that would have to wait {@code waitNanos} for its token: a spent
+     * quota or a pause past the maximum wait (never undercut, SPEC §2.4), or a token that comes after
+     * the call's deadline; {@code null} when the call may wait. Counts what it refuses.
+     */
+    private SluiceException pacerRefusal(CallState<A> call, long waitNanos, long now, ShedReason deadlineReason) {
+        if (waitNanos > maxWaitNanos) {
+            SluiceException quota = spentQuotaError(call, now);
+            if (quota != null) {
+                return quota;
+            }
+            Duration hint = Duration.ofNanos(waitNanos);
+            return new RateLimitedException("the pacer cannot grant a token for " + hint.toSeconds()
+                    + " s, more than the maximum wait of " + config.retry().maxWait().toSeconds()
+                    + " s; not sent", hint, call.lastStatus, call.lastSnapshot, call.attempts);
+        }
+        if (call.hasDeadline && (now + waitNanos) - call.deadlineNanos >= 0) {
+            counters.onShed(call.spec.host(), deadlineReason);
+            return new DeadlineExceededException("the pacer's next token comes after the deadline;"
+                    + " never started", deadlineReason, call.attempts);
+        }
+        return null;
+    }
+
+    /** {@code QuotaExceededException} when a spent quota pauses the pacer now (counted), else {@code null}. */
+    private SluiceException spentQuotaError(CallState<A> call, long now) {
+        Pacer.Block block = pacer.block(now);
+        if (block == null || block.kind() != PolicyKind.QUOTA) {
+            return null;
+        }
+        counters.onQuotaExceeded(call.spec.host(), block.policy(), block.resetAt());
+        return new QuotaExceededException("quota \"" + block.policy() + "\" is spent until " + block.resetAt()
+                + " (reported by an earlier response); not sent", block.policy(), block.resetAt(),
+                call.lastStatus, call.lastSnapshot, call.attempts);
+    }
+
+    /**
+     * A quota answer the pacer could not read from RateLimit fields (a problem body with only a
+     * Retry-After): pause it until the reset anyway, so later calls are answered without a request.
+     */
+    private void rememberSpentQuota(QuotaExceededException q, Answer answer, long now, Instant wallNow) {
+        Pacer.Block block = pacer.block(now);
+        if (block != null && block.kind() == PolicyKind.QUOTA) {
+            return; // the policies said it already
+        }
+        Duration wait = null;
+        if (answer instanceof Answer.Response r) {
+            wait = r.snapshot().suggestedWait(config.retry().resetMargin()).orElse(null);
+        }
+        if (wait == null && q.resetAt().isPresent()) {
+            wait = Duration.between(wallNow, q.resetAt().get()).plus(config.retry().resetMargin());
+        }
+        if (wait != null) {
+            pacer.onQuotaExhausted(q.policy().orElse(null), wait, q.resetAt().orElse(wallNow.plus(wait)), now);
+        }
     }
 
     private Decision fail(CallState<A> call, SluiceException error) {

@@ -310,7 +310,7 @@ public final class DefaultSluiceHttpClient implements SluiceHttpClient {
         }
         Answer answer;
         if (error != null) {
-            answer = FailureKinds.of(error);
+            answer = FailureKinds.of(error, sent.method());
             if (answer == null) {
                 core.cancel(call);
                 ex.result.completeExceptionally(FailureKinds.unwrap(error));

@@ -16,8 +16,9 @@ import java.util.Map;
  *
  * <ul>
  *   <li>Rate policies (a burst policy, or a window of a minute or less): the bucket refills at
- *       {@code paceFraction · q / w} with capacity {@code q}, and never holds more tokens than the
- *       server's {@code r}. The most restrictive policy wins (R06).</li>
+ *       {@code paceFraction · q / w} with capacity {@code paceFraction · q}, and never holds more
+ *       tokens than the server's {@code r}. The most restrictive policy wins (R06). A documented
+ *       limit is paced the same way.</li>
  *   <li>Other policies (daily quotas, hourly windows): when {@code r < lowRemainingFraction · q},
  *       the remaining {@code r} are spread over {@code t} (rate {@code r / t}) until the reset; when
  *       {@code r = 0} the bucket is emptied and paused until {@code t} plus the reset margin.</li>
@@ -29,7 +30,29 @@ import java.util.Map;
  * convert an absolute reset with the response's {@code Date}) and scheduled on the local monotonic
  * clock; a reset the server stated as an absolute time gets the configured reset margin on top
  * (R04), exactly as {@code RateLimitSnapshot.suggestedWait} computes it
- * ({@code PolicySnapshot.resetWait}), so client clock skew cannot make the client wake early. Not thread-safe; the owner locks (the store is thread-safe).
+ * ({@code PolicySnapshot.resetWait}), so client clock skew cannot make the client wake early.
+ *
+ * <p>Why the burst is paced too (SPEC §4.6, "a little under the documented number"): a bucket of
+ * {@code b} tokens refilled at {@code r} starts at most {@code b + r·Δ} calls in any interval Δ. If
+ * the first of them reach the server up to {@code D} late (new connections), the server can see
+ * {@code b + r·(Δ + D)} in an interval where its own bucket ({@code B}, {@code R > r}) allows
+ * {@code B + R·Δ}: no 429 for any Δ requires {@code b + r·D <= B}. With {@code b = B} no delay at all
+ * is tolerated; with {@code b = 0.9·B, r = 0.9·R} delays up to {@code B / (9·R)} are (222 ms for
+ * 10/s, burst 20). A call costing more than the paced burst but no more than the server's waits for
+ * a full bucket and takes all of it.
+ *
+ * <p>Cold start. A first burst can reach the server far later than that: new connections on a
+ * cold process took 0.6–1 s on loopback in the README's run against the edge, while the client's
+ * bucket kept refilling from the moment it sent. So when calls start from a full bucket (the first
+ * call, or after the bucket had time to refill), a <em>hold</em> begins: until the first answer
+ * of any attempt comes back, calls spend only the tokens the bucket held (one paced burst); when
+ * the answer comes, the bucket keeps what the hold left plus the burst margin ({@code B − b}) and
+ * pacing resumes from there. The server's bucket started refilling when our first call reached it,
+ * which is no later than that answer: everything sent is then at most {@code B + r·(t − answer)},
+ * within what the server allows. The price: the refill of a round trip beyond the margin, once per
+ * cold start; nothing for round trips up to {@code (B − b) / r} (222 ms for 10/s, burst 20).
+ *
+ * <p>Not thread-safe; the owner locks (the store is thread-safe).
  */
 public final class Pacer {
 
@@ -41,8 +64,18 @@ public final class Pacer {
     private final Duration resetMargin;
     private double headerPerSecond = Double.POSITIVE_INFINITY;
     private double headerBurst = Double.POSITIVE_INFINITY;
+    /** The burst the server allows (documented or reported), not paced: the largest cost it grants. */
+    private double serverBurst = Double.POSITIVE_INFINITY;
     private final Map<String, Spread> spreads = new HashMap<>();
     private Block block;
+    /** Cold start: when this pacer last took tokens, and whether a hold is on with how much left. */
+    private boolean everTook;
+    private long lastTakeNanos;
+    private boolean holding;
+    private double holdLeft;
+    /** The latest end of a pause this pacer put on the bucket (a shared store may know a later one). */
+    private long pausedUntilNanos;
+    private boolean paused;
 
     /** A remaining-r spread over a policy's reset; expires at the reset. */
     private record Spread(double perSecond, long untilNanos) {
@@ -65,21 +98,118 @@ public final class Pacer {
     }
 
     /**
-     * Takes {@code cost} tokens if available.
+     * Takes {@code cost} tokens if available; a cost above the paced burst (but within the
+     * server's) takes a full bucket.
      *
      * @return 0 when taken, else nanoseconds until they could be
-     * @throws IllegalArgumentException when {@code cost} exceeds the capacity (R14)
+     * @throws IllegalArgumentException when {@code cost} exceeds {@link #capacity()} (R14)
      */
     public long tryAcquire(double cost, long nowNanos) {
-        return bucket.tryAcquire(cost, nowNanos);
+        double max = capacity();
+        if (cost > max) {
+            throw new IllegalArgumentException("cost " + cost + " exceeds the burst " + max + ": it could never be granted");
+        }
+        double take = Math.min(cost, bucket.capacity());
+        double rate = effectivePerSecond(nowNanos);
+        if (holding && take > holdLeft + 1e-9) {
+            // the server has not answered since this burst began: its bucket may not have started
+            // refilling yet, so ours does not count either (see the class comment); ask again after
+            // one token's refill, or sooner when an answer ends the hold
+            return Math.max(1_000_000L, Double.isInfinite(rate) ? 1_000_000L : (long) Math.ceil(take / rate * 1e9));
+        }
+        boolean fromFull = !holding && !Double.isInfinite(rate) && !Double.isInfinite(bucket.capacity())
+                && (!everTook || (nowNanos - lastTakeNanos) / 1e9 * rate >= bucket.capacity());
+        long wait = bucket.tryAcquire(take, nowNanos);
+        if (wait == 0) {
+            if (fromFull) {
+                holding = true;
+                holdLeft = bucket.capacity();
+            }
+            if (holding) {
+                holdLeft -= take;
+            }
+            everTook = true;
+            lastTakeNanos = nowNanos;
+        }
+        return wait;
     }
 
+    /**
+     * An answer arrived (any: a response or a failure), or nothing is in flight any more: a cold
+     * start's hold ends. The bucket keeps at most what the hold left plus the burst margin; the rest
+     * of the refill it gained during the hold is dropped (the server's own bucket started refilling
+     * no earlier than when it saw the first call, and that was no later than this answer), and
+     * pacing resumes from here. Nothing happens when no hold is on.
+     */
+    public void endHold(long nowNanos) {
+        if (holding) {
+            holding = false;
+            // what the hold left, plus the burst margin: all sent before the answer is at most one
+            // paced burst, so up to the server's burst stays safe (see the class comment)
+            double margin = Math.max(0.0, capacity() - bucket.capacity());
+            bucket.clamp(Math.max(0.0, holdLeft) + margin, nowNanos);
+        }
+    }
+
+    /** Whether a cold start's hold is on (tests, diagnostics). */
+    public boolean holding() {
+        return holding;
+    }
+
+    /**
+     * The largest cost that can ever be granted: the server's burst (documented or from the
+     * headers, not paced), else the bucket's capacity.
+     */
     public double capacity() {
+        return Double.isInfinite(serverBurst) ? bucket.capacity() : serverBurst;
+    }
+
+    /** The bucket's capacity: the server's burst paced at {@code paceFraction}. */
+    public double pacedCapacity() {
         return bucket.capacity();
     }
 
     public double available(long nowNanos) {
         return bucket.available(nowNanos);
+    }
+
+    /**
+     * A lower bound of the nanoseconds until the bucket could grant {@code cost} tokens, known
+     * without asking the store: while a pause this pacer put on the bucket lasts, what is left of it
+     * plus the refill of {@code cost} at the rate in force (a pause empties the bucket); otherwise 0.
+     * It takes nothing. A caller uses it to refuse, before waiting, a call that certainly cannot
+     * start in time; the gate decides the rest when the call's turn comes.
+     *
+     * @return 0 when no pause is known; up to {@code Long.MAX_VALUE / 4} when the tokens never come
+     */
+    public long readyInNanos(double cost, long nowNanos) {
+        if (!paused || pausedUntilNanos - nowNanos <= 0) {
+            return 0;
+        }
+        long pauseLeft = pausedUntilNanos - nowNanos;
+        double rate = effectivePerSecond(nowNanos);
+        if (Double.isInfinite(rate)) {
+            return pauseLeft;
+        }
+        double refill = Math.ceil(Math.min(cost, bucket.capacity()) / rate * 1e9);
+        long refillNanos = refill >= Long.MAX_VALUE / 4.0 ? Long.MAX_VALUE / 4 : (long) refill;
+        long sum = pauseLeft + refillNanos;
+        return sum < 0 || sum > Long.MAX_VALUE / 4 ? Long.MAX_VALUE / 4 : sum;
+    }
+
+    /**
+     * A quota the server reported spent by its answer alone (a {@code quota_exhausted} problem
+     * with only a Retry-After, no RateLimit fields): the bucket is paused until the reset like a
+     * spent quota policy, so that later calls are answered locally (R08, SPEC §4.2).
+     *
+     * @param wait how long until the quota resets, measured as {@code RateLimitSnapshot.suggestedWait}
+     * @param resetAt the same moment on the wall clock, for the errors of later calls
+     */
+    public void onQuotaExhausted(String policy, Duration wait, java.time.Instant resetAt, long nowNanos) {
+        if (wait.isNegative() || wait.isZero()) {
+            return;
+        }
+        pause(new Block(policy, PolicyKind.QUOTA, nowNanos + saturatingNanos(wait), resetAt), nowNanos);
     }
 
     /** The policy that paused the bucket, while the pause lasts; {@code null} otherwise. */
@@ -156,6 +286,7 @@ public final class Pacer {
      */
     public void onRateLimited(Duration retryAfter, long nowNanos) {
         long until = retryAfter == null ? nowNanos : nowNanos + saturatingNanos(retryAfter);
+        notePause(until, nowNanos);
         bucket.drainAndPause(until, nowNanos);
     }
 
@@ -163,7 +294,19 @@ public final class Pacer {
         if (block == null || b.untilNanos() - block.untilNanos() > 0) {
             block = b;
         }
+        notePause(b.untilNanos(), nowNanos);
         bucket.drainAndPause(b.untilNanos(), nowNanos);
+    }
+
+    /** Remembers the pause as the store does: a later pause never shortens an earlier one. */
+    private void notePause(long untilNanos, long nowNanos) {
+        if (paused && nowNanos - pausedUntilNanos >= 0) {
+            paused = false;
+        }
+        if (untilNanos - nowNanos > 0 && (!paused || untilNanos - pausedUntilNanos > 0)) {
+            pausedUntilNanos = untilNanos;
+            paused = true;
+        }
     }
 
     private boolean isRatePolicy(PolicySnapshot p) {
@@ -185,22 +328,27 @@ public final class Pacer {
         return rate;
     }
 
-    private double baseBurst(double rate) {
+    /** The smallest burst the server allows (documented, reported), unpaced; +∞ when unknown. */
+    private double serverBurst() {
         double burst = headerBurst;
         if (config.documentedBurst() > 0) {
             burst = Math.min(burst, config.documentedBurst());
-        }
-        if (Double.isInfinite(burst) && !Double.isInfinite(rate)) {
-            burst = Math.max(1, Math.floor(rate)); // no burst known: one second's worth
         }
         return burst;
     }
 
     private void apply(long nowNanos) {
         double rate = effectivePerSecond(nowNanos);
-        double burst = baseBurst(basePerSecond());
-        if (Double.isInfinite(burst) && !Double.isInfinite(rate)) {
-            burst = Math.max(1, Math.floor(rate));
+        serverBurst = serverBurst();
+        double burst;
+        if (!Double.isInfinite(serverBurst)) {
+            burst = Math.max(1, config.paceFraction() * serverBurst); // a margin on the burst too (SPEC §4.6)
+        } else if (!Double.isInfinite(basePerSecond())) {
+            burst = Math.max(1, Math.floor(basePerSecond())); // no burst known: one second's worth, at the paced rate
+        } else if (!Double.isInfinite(rate)) {
+            burst = Math.max(1, Math.floor(rate)); // only a spread limits: one second of it
+        } else {
+            burst = Double.POSITIVE_INFINITY;
         }
         bucket.configure(rate, burst, nowNanos);
     }

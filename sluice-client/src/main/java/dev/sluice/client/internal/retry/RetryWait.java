@@ -46,6 +46,29 @@ public final class RetryWait {
         return duration(ra + random.nextDouble() * j);
     }
 
+    /**
+     * {@code ra + U(0, J')} with the jitter span trimmed to what fits: {@code J' = min(J, latest − ra)}.
+     * The hint itself is never undercut (SPEC §2.4, R03): when {@code hint >= latest} the result is
+     * the hint. One random draw, as {@link #afterHint(Duration, RandomGenerator)}.
+     *
+     * @param latest the longest wait allowed (the maximum wait, what is left of the deadline)
+     */
+    public Duration afterHint(Duration hint, Duration latest, RandomGenerator random) {
+        double ra = seconds(hint);
+        double j = Math.min(jitterCeilingSeconds, Math.max(jitterFloorSeconds, ra));
+        j = Math.max(0.0, Math.min(j, seconds(latest) - ra));
+        return duration(ra + random.nextDouble() * j);
+    }
+
+    /**
+     * Full jitter drawn within what fits: {@code U(0, min(cap, base · 2^attempt, latest))}.
+     *
+     * @param latest the longest wait allowed (the maximum wait, what is left of the deadline)
+     */
+    public Duration fullJitter(int attempt, Duration latest, RandomGenerator random) {
+        return duration(random.nextDouble() * Math.min(ceilingSeconds(attempt), seconds(latest)));
+    }
+
     /** The upper bound of the full-jitter wait after attempt {@code attempt}: {@code min(cap, base·2^attempt)}. */
     public Duration backoffCeiling(int attempt) {
         return duration(ceilingSeconds(attempt));

@@ -13,6 +13,9 @@ import java.util.random.RandomGenerator;
  * no answer) adds a request only; a locally dropped call adds a request only. Entries older than
  * the window stop counting, so the probability decays back to 0 after recovery.
  *
+ * <p>The owner asks {@link #tryDrop} for new calls only (first attempts); retries are the retry
+ * budget's business (SPEC §4.2), but their answers are recorded here like any other.
+ *
  * <p>Not thread-safe; the owner locks.
  */
 public final class AdaptiveThrottle {

@@ -26,7 +26,8 @@ class PacerTest {
     void documentedLimitIsPacedAtNinetyPercent() {
         Pacer p = pacer(PacerConfig.documented(60, 10));
         assertThat(p.effectivePerSecond(0)).isCloseTo(54.0, within(1e-9)); // 0.9 × 60 (SPEC §4.6)
-        assertThat(p.capacity()).isEqualTo(10.0);
+        assertThat(p.capacity()).as("the largest cost: the API's burst").isEqualTo(10.0);
+        assertThat(p.pacedCapacity()).as("the bucket: 90 % of the burst too").isCloseTo(9.0, within(1e-9));
     }
 
     @Test
@@ -37,6 +38,7 @@ class PacerTest {
                 quota("daily", 10_000, 86_400, 2310, Duration.ofSeconds(21_600))), 0, WALL);
         assertThat(p.effectivePerSecond(0)).isCloseTo(9.0, within(1e-9));
         assertThat(p.capacity()).isEqualTo(20.0);
+        assertThat(p.pacedCapacity()).isCloseTo(18.0, within(1e-9));
         assertThat(p.available(0)).as("never more than the server's r").isEqualTo(7.0);
     }
 
@@ -125,5 +127,69 @@ class PacerTest {
                 0, WALL);
         assertThat(p.block(0).resetAt()).isEqualTo(WALL.plusSeconds(19_201));
         assertThat(p.tryAcquire(1, 0)).isEqualTo(19_201 * SECOND);
+    }
+
+    @Test
+    void readyInNanosIsWhatIsLeftOfThePauseThenTheRefillAndTakesNothing() {
+        Pacer p = pacer(PacerConfig.documented(2, 4).withPaceFraction(1.0));
+        assertThat(p.readyInNanos(1, 0)).as("a full bucket").isZero();
+        p.onRateLimited(Duration.ofSeconds(3), 0);
+        // paused 3 s, then one token at 2/s: 0.5 s; two tokens: 1 s
+        assertThat(p.readyInNanos(1, 0)).isEqualTo(3 * SECOND + SECOND / 2);
+        assertThat(p.readyInNanos(2, SECOND)).isEqualTo(2 * SECOND + SECOND);
+        assertThat(p.readyInNanos(1, 3 * SECOND + SECOND / 2)).isZero();
+        assertThat(p.available(3 * SECOND + SECOND / 2)).as("nothing was taken").isEqualTo(1.0);
+    }
+
+    @Test
+    void aQuotaAnswerWithoutPoliciesPausesThePacerUntilItsResetR08() {
+        Pacer p = pacer(PacerConfig.defaults());
+        Instant resetAt = WALL.plus(Duration.ofHours(6));
+        p.onQuotaExhausted("daily", Duration.ofHours(6), resetAt, 0);
+        Pacer.Block block = p.block(SECOND);
+        assertThat(block.kind()).isEqualTo(PolicyKind.QUOTA);
+        assertThat(block.policy()).isEqualTo("daily");
+        assertThat(block.resetAt()).isEqualTo(resetAt);
+        assertThat(p.readyInNanos(1, 0)).isEqualTo(Duration.ofHours(6).toNanos());
+        assertThat(p.block(Duration.ofHours(6).toNanos())).as("over at the reset").isNull();
+    }
+
+    @Test
+    void aCostAboveThePacedBurstButWithinTheApisWaitsForAFullBucketAndTakesIt() {
+        // documented(10, 10): bucket 9; a call of cost 10 is still grantable (the server takes 10)
+        Pacer p = pacer(PacerConfig.documented(10, 10));
+        assertThat(p.tryAcquire(10, 0)).isZero();
+        assertThat(p.available(0)).isZero();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> p.tryAcquire(11, 0))
+                .isInstanceOf(IllegalArgumentException.class); // R14: more than the API's burst, never
+    }
+
+    @Test
+    void aColdStartSpendsOneBurstUntilTheFirstAnswerAndThenPacesFromThatAnswer() {
+        // documented(10, 20): 9/s, bucket 18, margin 2. A full bucket: 18 calls go at once; the
+        // bucket refills while nothing has been answered (the first burst may land late), but
+        // that refill cannot be spent beyond the burst; the answer at 1 s keeps the margin only.
+        Pacer p = pacer(PacerConfig.documented(10, 20));
+        for (int i = 0; i < 18; i++) {
+            assertThat(p.tryAcquire(1, 0)).isZero();
+        }
+        assertThat(p.holding()).isTrue();
+        assertThat(p.available(SECOND)).as("refilled meanwhile").isCloseTo(9.0, within(1e-9));
+        assertThat(p.tryAcquire(1, SECOND)).as("not spendable before an answer").isPositive();
+        p.endHold(SECOND);
+        assertThat(p.holding()).isFalse();
+        assertThat(p.available(SECOND)).as("what the hold left (0) plus the margin (2)").isCloseTo(2.0, within(1e-9));
+        assertThat(p.tryAcquire(1, SECOND)).isZero();
+        assertThat(p.tryAcquire(1, SECOND)).isZero();
+        assertThat(p.tryAcquire(1, SECOND)).as("then 9/s from the answer").isEqualTo(SECOND / 9 + 1);
+    }
+
+    @Test
+    void callsFromAPartlyEmptyBucketStartNoHold() {
+        Pacer p = pacer(PacerConfig.documented(10, 20));
+        p.tryAcquire(1, 0);
+        p.endHold(0);
+        assertThat(p.tryAcquire(1, SECOND / 10)).isZero();
+        assertThat(p.holding()).as("the bucket was not full: the server has been counting").isFalse();
     }
 }

@@ -135,4 +135,32 @@ class RetryWaitTest {
             assertThat(busiest / 450.0).as("busiest 100 ms slot at attempt %d", attempt).isLessThan(0.05);
         }
     }
+
+    @Test
+    void aJitterThatDoesNotFitIsDrawnWithinWhatIsLeftAndTheHintIsNeverUndercutR03() {
+        // Retry-After 3 s, 4 s left: J = 3 s is trimmed to 1 s, uniform over [3 s, 4 s]
+        RandomGenerator random = new SplittableRandom(9);
+        double sum = 0;
+        for (int i = 0; i < SAMPLES; i++) {
+            double w = RetryWait.seconds(wait.afterHint(Duration.ofSeconds(3), Duration.ofSeconds(4), random));
+            assertThat(w).isBetween(3.0, 4.0);
+            sum += w;
+        }
+        assertThat(sum / SAMPLES).isCloseTo(3.5, within(0.01));
+        // a hint at or past what is left comes back whole: the caller fails rather than wait less
+        assertThat(wait.afterHint(Duration.ofSeconds(5), Duration.ofSeconds(4), random)).isEqualTo(Duration.ofSeconds(5));
+        // room to spare: the same draw as without a limit
+        assertThat(wait.afterHint(Duration.ofSeconds(3), Duration.ofSeconds(60), new SplittableRandom(1)))
+                .isEqualTo(wait.afterHint(Duration.ofSeconds(3), new SplittableRandom(1)));
+    }
+
+    @Test
+    void fullJitterIsDrawnWithinWhatIsLeft() {
+        RandomGenerator random = new SplittableRandom(10);
+        for (int i = 0; i < SAMPLES; i++) {
+            assertThat(wait.fullJitter(3, Duration.ofMillis(300), random)).isBetween(Duration.ZERO, Duration.ofMillis(300));
+        }
+        assertThat(wait.fullJitter(3, Duration.ofMinutes(1), new SplittableRandom(2)))
+                .isEqualTo(wait.fullJitter(3, new SplittableRandom(2)));
+    }
 }

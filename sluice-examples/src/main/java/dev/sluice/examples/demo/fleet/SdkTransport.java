@@ -110,7 +110,8 @@ public final class SdkTransport implements CallTransport {
             @Override
             public String description() {
                 return "Sluice SDK (SluiceHttpClient), one per client: pacing from the RateLimit headers at 90 %, "
-                        + "3 attempts, retry budget 10 %/min, adaptive throttling K = 2";
+                        + "3 attempts, retry budget 10 % of its calls or at least 10 retries a minute each (the floor"
+                        + " dominates a short run), adaptive throttling K = 2";
             }
 
             @Override
