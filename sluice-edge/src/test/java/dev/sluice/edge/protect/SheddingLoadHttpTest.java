@@ -52,18 +52,16 @@ class SheddingLoadHttpTest {
 
         ExecutorService upstreamThreads = Executors.newVirtualThreadPerTaskExecutor();
         HttpServer upstream = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 1024);
-        upstream.createContext("/", ex -> {
-            try {
-                // the deliberately slow upstream of the issue (its latency, not a wait of the test)
-                Thread.sleep(UPSTREAM_LATENCY);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+        // the deliberately slow upstream of the issue: each answer is written 100 ms after the request
+        // arrived, from a scheduler (the upstream's latency, not a wait of the test)
+        ScheduledExecutorService upstreamLatency = Executors.newScheduledThreadPool(2);
+        upstream.createContext("/", ex -> upstreamLatency.schedule(() -> {
             byte[] body = "{\"ok\":true}".getBytes();
             ex.sendResponseHeaders(200, body.length);
             ex.getResponseBody().write(body);
             ex.close();
-        });
+            return null;
+        }, UPSTREAM_LATENCY.toMillis(), TimeUnit.MILLISECONDS));
         upstream.setExecutor(upstreamThreads);
         upstream.start();
         EdgeConfig config = EdgeConfig.parse("load.yaml", """
@@ -167,6 +165,7 @@ class SheddingLoadHttpTest {
             ticks.shutdownNow();
             upstream.stop(0);
             upstreamThreads.shutdownNow();
+            upstreamLatency.shutdownNow();
         }
     }
 
