@@ -81,6 +81,7 @@ class ReportTest {
         String html = HtmlReport.render(result);
 
         assertThat(html).startsWith("<!DOCTYPE html>").contains("<svg", "peak_requests_per_s", "Retry-After 3 s",
+                "<td class=\"k\">Little's law, L = λ × W</td><td>L = ",
                 "100 clients, a 3 s blip &lt;answered&gt; with 503 &amp; Retry-After 3.");
         assertThat(html).doesNotContain("<script", "<link", "src=", "@import", "url(");
     }
