@@ -25,8 +25,8 @@ public final class DeliverOptions {
     Path config;
 
     @Option(names = "--store", paramLabel = "LOCATION",
-            description = "Store, overriding the config's: sqlite:PATH or a jdbc:postgresql: URL"
-                    + " (default sqlite:./sluice-delivery.db).")
+            description = {"Store instead of the config's: sqlite:PATH or a jdbc:postgresql: URL.",
+                "Default: sqlite:./sluice-delivery.db"})
     String store;
 
     @Spec(Spec.Target.MIXEE)

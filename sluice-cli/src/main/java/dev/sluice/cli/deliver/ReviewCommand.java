@@ -19,8 +19,8 @@ import picocli.CommandLine.Spec;
 /** {@code sluice deliver review}: deliveries to non-idempotent destinations whose outcome is unknown. */
 @Command(name = "review", mixinStandardHelpOptions = true,
         description = {"Lists and resolves deliveries a person must decide.",
-            "The destination does not deduplicate (idempotent: false) and an attempt timed out or broke",
-            "after the request was sent, so a retry could act twice."},
+            "The destination does not deduplicate (idempotent: false) and an attempt timed out or broke"
+                    + " after the request was sent, so a retry could act twice."},
         subcommands = {ReviewCommand.ListReviews.class, ReviewCommand.Resolve.class})
 final class ReviewCommand implements Runnable {
 
@@ -75,8 +75,8 @@ final class ReviewCommand implements Runnable {
 
     @Command(name = "resolve", mixinStandardHelpOptions = true,
             description = {"Resolves one review item as delivered, retry or dead.",
-                "delivered: it did arrive, send nothing; retry: send again now with the same key;",
-                "dead: dead-letter it as review_abandoned."})
+                "delivered: it did arrive, send nothing; retry: send again now with the same key;"
+                        + " dead: dead-letter it as review_abandoned."})
     static final class Resolve implements Callable<Integer> {
         @Mixin
         DeliverOptions options;

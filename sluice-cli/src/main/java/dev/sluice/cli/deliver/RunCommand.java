@@ -27,8 +27,8 @@ import picocli.CommandLine.Spec;
 /** {@code sluice deliver run}: one worker, with a progress line, until interrupted or idle. */
 @Command(name = "run", mixinStandardHelpOptions = true,
         description = {"Runs a worker: registers the config's destinations, then delivers, retries and dead-letters.",
-            "Runs until Ctrl-C (it finishes the attempts in flight and puts back what it had claimed), until",
-            "idle with --until-idle, or for --max-duration."})
+            "Runs until Ctrl-C (it finishes the attempts in flight and puts back what it had claimed), until"
+                    + " idle with --until-idle, or for --max-duration."})
 final class RunCommand implements Callable<Integer> {
 
     /** How often --until-idle looks at the store: a run ends within this of going idle. */
@@ -165,7 +165,22 @@ final class RunCommand implements Callable<Integer> {
         return String.format(Locale.ROOT, "%d %s due later than --idle-horizon %s (next at %s, in %s) left in"
                         + " the store; run again then, or without --until-idle", pending,
                 pending == 1 ? "retry" : "retries", Durations.format(horizon), next.truncatedTo(ChronoUnit.SECONDS),
-                Durations.format(Duration.between(s.at(), next).truncatedTo(ChronoUnit.SECONDS)));
+                human(Duration.between(s.at(), next)));
+    }
+
+    /** {@code 45s}, {@code 9m57s}, {@code 3h05m}, {@code 2d04h}. */
+    static String human(Duration d) {
+        long s = Math.max(0, d.toSeconds());
+        if (s < 60) {
+            return s + "s";
+        }
+        if (s < 3600) {
+            return String.format(Locale.ROOT, "%dm%02ds", s / 60, s % 60);
+        }
+        if (s < 86_400) {
+            return String.format(Locale.ROOT, "%dh%02dm", s / 3600, s % 3600 / 60);
+        }
+        return String.format(Locale.ROOT, "%dd%02dh", s / 86_400, s % 86_400 / 3600);
     }
 
     static String progressLine(Duration elapsed, DeliveryCounters c, DeliveryStatus s, long deltaDelivered,

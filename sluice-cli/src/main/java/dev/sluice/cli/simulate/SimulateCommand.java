@@ -183,9 +183,10 @@ public final class SimulateCommand implements Callable<Integer> {
             lastDrawn = now;
             double elapsed = (now - start) / 1e9;
             double done = (variant + (second + 1) / (double) seconds) / variants;
-            String line = String.format(Locale.ROOT, "simulating variant %d/%d: %d/%d s simulated, %s elapsed, about %s"
-                            + " left", variant + 1, variants, second + 1, seconds, wall(elapsed),
-                    wall(elapsed * (1 - done) / done));
+            // the first seconds carry the clients' construction: too early to extrapolate from
+            String left = done < 0.05 ? "estimating the rest" : "about " + wall(elapsed * (1 - done) / done) + " left";
+            String line = String.format(Locale.ROOT, "simulating variant %d/%d: %d/%d s simulated, %s elapsed, %s",
+                    variant + 1, variants, second + 1, seconds, wall(elapsed), left);
             // pad over the previous line's tail: \r redraws on a terminal, and a log file keeps each line readable
             err.print("\r" + line + " ".repeat(Math.max(1, width - line.length())));
             width = line.length() + 1;

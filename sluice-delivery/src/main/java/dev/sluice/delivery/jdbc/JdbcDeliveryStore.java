@@ -1182,7 +1182,7 @@ public final class JdbcDeliveryStore implements DeliveryStore {
     /** One line a person can act on: which file, that someone else holds it, what to do. */
     static StoreException locked(Path file, Duration waited, String what, Throwable cause) {
         return new StoreException("the SQLite store " + file + " is locked: another process (a second 'sluice"
-                + " deliver run' or a tool with an open write transaction) held its write lock for "
+                + " deliver run' or a tool with an open write transaction) has held its write lock for longer than "
                 + Durations.format(waited) + " (" + what + "); stop that process or wait for it, then"
                 + " retry. For more throughput run one worker with a higher worker.concurrency; for several"
                 + " machines use PostgreSQL", cause);
