@@ -6,6 +6,12 @@ import java.util.Locale;
 public enum DeadLetterReason {
     /** The event's maximum age for its type ran out (§6.5). */
     EXPIRED,
+    /**
+     * The destination's Retry-After (accepted: at most {@code max-retry-after}) ends after the
+     * event's maximum age, so it could not be honoured in time; retrying earlier would undercut it
+     * (SPEC §6.3, §6.5, R03).
+     */
+    RETRY_AFTER_BEYOND_MAX_AGE,
     /** The destination answered with a terminal status (a 4xx other than 408/429/410, a 3xx, a 501, ...). */
     TERMINAL_RESPONSE,
     /** The destination answered 410 Gone; it was disabled. */

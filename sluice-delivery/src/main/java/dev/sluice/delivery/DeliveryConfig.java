@@ -20,6 +20,8 @@ import java.util.Objects;
  *       again (an in-process enqueue wakes the worker at once)</td></tr>
  *   <tr><td>defaultMaxAge</td><td>72 h</td><td>maximum age of an event type without its own
  *       entry (SPEC §6.5)</td></tr>
+ *   <tr><td>maxRetryAfter</td><td>24 h</td><td>the longest {@code Retry-After} honoured; a longer
+ *       one is treated as invalid and the backoff applies (SPEC §6.3; see {@code RetryRules})</td></tr>
  *   <tr><td>maxAgeByType</td><td>none</td><td>per event type, e.g. presence 5 min, purchase 3 days</td></tr>
  *   <tr><td>redactPaths</td><td>none</td><td>JSON paths ({@code $.player.email},
  *       {@code $.items[*].card}) blanked in dead-letter copies (SPEC §6.6)</td></tr>
@@ -39,7 +41,8 @@ public record DeliveryConfig(
         Map<String, Duration> maxAgeByType,
         List<String> redactPaths,
         boolean alignClockWithStore,
-        Duration queueDepthInterval) {
+        Duration queueDepthInterval,
+        Duration maxRetryAfter) {
 
     /**
      * @throws IllegalArgumentException if a duration is not positive or concurrency &lt; 1
@@ -50,6 +53,7 @@ public record DeliveryConfig(
         positive(pollInterval, "pollInterval");
         positive(defaultMaxAge, "defaultMaxAge");
         positive(queueDepthInterval, "queueDepthInterval");
+        positive(maxRetryAfter, "maxRetryAfter");
         if (concurrency < 1) {
             throw new IllegalArgumentException("concurrency must be >= 1: " + concurrency);
         }
@@ -100,6 +104,7 @@ public record DeliveryConfig(
         b.redactPaths = redactPaths;
         b.alignClockWithStore = alignClockWithStore;
         b.queueDepthInterval = queueDepthInterval;
+        b.maxRetryAfter = maxRetryAfter;
         return b;
     }
 
@@ -114,6 +119,7 @@ public record DeliveryConfig(
         private List<String> redactPaths = List.of();
         private boolean alignClockWithStore = true;
         private Duration queueDepthInterval = Duration.ofSeconds(5);
+        private Duration maxRetryAfter = Duration.ofHours(24);
 
         private Builder() {
         }
@@ -163,12 +169,18 @@ public record DeliveryConfig(
             return this;
         }
 
+        /** The longest Retry-After honoured (default 24 h); a longer one is ignored and the backoff applies. */
+        public Builder maxRetryAfter(Duration v) {
+            maxRetryAfter = v;
+            return this;
+        }
+
         /**
          * @throws IllegalArgumentException if a setting is out of range
          */
         public DeliveryConfig build() {
             return new DeliveryConfig(requestTimeout, lease, concurrency, pollInterval, defaultMaxAge,
-                    maxAgeByType, redactPaths, alignClockWithStore, queueDepthInterval);
+                    maxAgeByType, redactPaths, alignClockWithStore, queueDepthInterval, maxRetryAfter);
         }
     }
 }

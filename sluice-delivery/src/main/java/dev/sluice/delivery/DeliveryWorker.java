@@ -284,8 +284,12 @@ public final class DeliveryWorker implements AutoCloseable {
                 ? RetryAfterHints.valid(a.headers(), after) : Optional.empty();
         int attempt = claim.attempts() + 1;
         RetryDecision decision = RetryRules.decide(result, attempt, claim.destination().idempotent(), retryAfter,
-                after, claim.expiresAt(), delivery.random());
+                after, claim.expiresAt(), config.maxRetryAfter(), delivery.random());
         String error = describe(result);
+        if (retryAfter.isPresent() && RetryRules.honoured(retryAfter, config.maxRetryAfter()).isEmpty()) {
+            error += "; Retry-After " + retryAfter.get().toSeconds() + " s is beyond max-retry-after "
+                    + dev.sluice.delivery.config.Durations.format(config.maxRetryAfter()) + ": ignored, backoff applied";
+        }
         switch (decision) {
             case RetryDecision.Deliver d -> {
                 if (finish(claim, new Completion.Delivered(status, after))) {
@@ -299,8 +303,11 @@ public final class DeliveryWorker implements AutoCloseable {
             }
             case RetryDecision.Review r -> finish(claim, new Completion.Review(cls, status, error, after, true));
             case RetryDecision.DeadLetter dl -> finish(claim, new Completion.Dead(dl.reason(), cls, status,
-                    dl.reason() == DeadLetterReason.EXPIRED
-                            ? error + "; the next attempt would fall after the maximum age" : error,
+                    switch (dl.reason()) {
+                        case EXPIRED -> error + "; the next attempt would fall after the maximum age";
+                        case RETRY_AFTER_BEYOND_MAX_AGE -> error + "; the Retry-After ends after the maximum age";
+                        default -> error;
+                    },
                     delivery.redact(claim.event()), after, true, dl.reason() == DeadLetterReason.DESTINATION_GONE));
         }
     }

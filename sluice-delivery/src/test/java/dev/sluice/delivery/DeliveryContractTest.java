@@ -356,19 +356,46 @@ abstract class DeliveryContractTest {
     }
 
     @Test
-    void r03AHugeRetryAfterDeadLettersTheEventAsExpiredInsteadOfOverflowing() {
+    void r03AHugeRetryAfterIsAbsurdSoTheBackoffAppliesWithoutOverflowing() {
         transport.always(status(429, "Retry-After", "99999999999999999999"));
         enqueue("k1");
 
         worker.runOnce();
 
-        // R03: saturates (no exception); the wait ends after the 3-day maximum age (§6.5)
+        // R03: saturates (no exception); far beyond max-retry-after (24 h), so it is treated as
+        // invalid (SPEC §6.3 "absurd rejected") and the backoff for attempt 1 (2 s) applies
         LedgerEntry e = entry("k1");
-        assertThat(e.state()).isEqualTo(LedgerState.DEAD);
+        assertThat(e.state()).isEqualTo(LedgerState.PENDING);
+        assertThat(e.eligibleAt()).isBetween(T0.plusSeconds(2), T0.plusMillis(2_500));
+        assertThat(e.lastError()).contains("beyond max-retry-after 24h: ignored, backoff applied");
+    }
+
+    @Test
+    void aYearLongRetryAfterIsIgnoredAndTheEventIsDeliveredOnTheBackoffSchedule() {
+        transport.answer((k, n) -> n == 1 ? status(429, "Retry-After", "31536000") : ok());
+        enqueue("k1");
+
+        worker.runOnce();
+        clock.setNow(entry("k1").eligibleAt());
+        worker.runOnce();
+
+        assertThat(entry("k1").state()).isEqualTo(LedgerState.DELIVERED);
+        assertThat(transport.requestsFor("k1")).isEqualTo(2);
+    }
+
+    @Test
+    void anAcceptedRetryAfterEndingAfterTheMaximumAgeDeadLettersWithItsOwnReason() {
+        // presence events live 5 min (setUp); a 10 min hint is valid (< 24 h) but cannot be honoured in time
+        transport.always(status(429, "Retry-After", "600"));
+        delivery.enqueue(NewEvent.of("merchant-a", "presence", "{}").withIdempotencyKey("k1"));
+
+        worker.runOnce();
+
+        assertThat(entry("k1").state()).isEqualTo(LedgerState.DEAD);
         assertThat(delivery.deadLetters(10)).singleElement().satisfies(d -> {
-            assertThat(d.reason()).isEqualTo(DeadLetterReason.EXPIRED);
-            assertThat(d.finalClass()).isEqualTo(ResponseClass.RATE_LIMITED);
+            assertThat(d.reason()).isEqualTo(DeadLetterReason.RETRY_AFTER_BEYOND_MAX_AGE);
             assertThat(d.finalStatus()).isEqualTo(429);
+            assertThat(d.lastError()).contains("Retry-After ends after the maximum age");
         });
     }
 

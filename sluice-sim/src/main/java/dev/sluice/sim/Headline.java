@@ -25,8 +25,14 @@ import java.util.Map;
  *   <tr><td>{@code drop_fraction}</td><td>adaptive-throttle drops ÷ calls (SPEC §4.5's probability)</td></tr>
  *   <tr><td>{@code accept_ratio}</td><td>accepts ÷ (requests + throttle drops): the ratio the throttle
  *       sees</td></tr>
- *   <tr><td>{@code latency_mean_ms}, {@code latency_p99_ms}</td><td>open-to-success time of calls that
- *       succeeded in the window</td></tr>
+ *   <tr><td>{@code latency_mean_ms}, {@code latency_p99_ms}</td><td>end-to-end latency of the calls that
+ *       succeeded in the window: from the application opening the call to its success, so every
+ *       retry, backoff, queue wait and application re-call of that call is inside it (p99: nearest
+ *       rank, within 0.1 %)</td></tr>
+ *   <tr><td>{@code finished_latency_mean_ms}, {@code finished_latency_p99_ms}</td><td>the same over
+ *       every call that finished in the window, failures included (opening to the final error the
+ *       application saw): a retry policy that gives up late shows here, where the successes alone
+ *       would hide it</td></tr>
  *   <tr><td>{@code waiting_mean}</td><td>calls waiting in clients, time-averaged: Little's {@code L}</td></tr>
  *   <tr><td>{@code wait_entries_per_s}</td><td>calls entering the wait per second: Little's {@code λ}</td></tr>
  *   <tr><td>{@code wait_mean_ms}</td><td>mean time a call waited before it started or was dropped:
@@ -43,7 +49,8 @@ public record Headline(Map<String, Double> values) {
     /** Every figure's name, in report order. */
     public static final List<String> METRICS = List.of("calls_per_s", "requests_per_s", "peak_requests_per_s",
             "retries_per_s", "accepts_per_s", "useful_throughput_per_s", "failures_per_s", "drops_per_s",
-            "amplification", "drop_fraction", "accept_ratio", "latency_mean_ms", "latency_p99_ms", "waiting_mean",
+            "amplification", "drop_fraction", "accept_ratio", "latency_mean_ms", "latency_p99_ms",
+            "finished_latency_mean_ms", "finished_latency_p99_ms", "waiting_mean",
             "wait_entries_per_s", "wait_mean_ms", "recovery_s");
 
     public Headline {

@@ -17,9 +17,9 @@ package dev.sluice.sim;
  * @param successes calls that ended with a 2xx: the useful throughput
  * @param failures calls that ended in an error (drops included) after every layer gave up
  * @param waiting calls waiting inside clients (queued or backing off), averaged over the second
- * @param latencyMeanMillis mean time from a call's opening to its success, for calls succeeding in
- *     this second; 0 when none
- * @param latencyP99Millis the 99th percentile (nearest rank) of the same; 0 when none
+ * @param latencyMeanMillis mean end-to-end time from a call's opening to its success (its retries,
+ *     backoffs and queue waits included), for calls succeeding in this second; {@code NaN} when none
+ * @param latencyP99Millis the 99th percentile (nearest rank) of the same; {@code NaN} when none
  */
 public record SecondRow(
         int second,

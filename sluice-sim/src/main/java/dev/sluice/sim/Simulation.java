@@ -1,6 +1,7 @@
 package dev.sluice.sim;
 
 import dev.sluice.sim.engine.World;
+import dev.sluice.sim.scenario.FleetSettings;
 import dev.sluice.sim.scenario.Scenario;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +34,37 @@ public final class Simulation {
         void onSecond(int variant, int variants, int second, int seconds);
     }
 
+    /** Wall time per simulated call on the 2-core build machine (README "Speed and memory"), for estimates. */
+    public static final double SECONDS_PER_CALL = 20e-6;
+
     private Simulation() {
+    }
+
+    /**
+     * How many calls {@code scenario} will open, summed over its variants, from the arrival
+     * settings alone (before running): clients × rate × the arrival window for constant and
+     * Poisson arrivals (exact for constant, the expectation for Poisson), clients × burst size ×
+     * bursts for bursts. Retries are not calls; the wall time of a run grows with the calls (about
+     * {@link #SECONDS_PER_CALL} each), which is what a caller bounds with this.
+     *
+     * @return the estimate, saturating at {@link Long#MAX_VALUE}
+     */
+    public static long estimatedCalls(Scenario scenario) {
+        double total = 0;
+        double seconds = scenario.duration().toNanos() / 1e9;
+        for (Scenario.Variant v : scenario.variants()) {
+            FleetSettings.Arrivals a = v.fleet().arrivals();
+            double from = a.from().toNanos() / 1e9;
+            double stop = a.to() == null ? seconds : Math.min(seconds, a.to().toNanos() / 1e9);
+            double span = Math.max(0, stop - from);
+            double perClient = switch (a.process()) {
+                case CONSTANT, POISSON -> a.ratePerClient() * span;
+                case BURST -> span <= 0 ? 0
+                        : a.size() * (a.every() == null ? 1 : Math.ceil(span / (a.every().toNanos() / 1e9)));
+            };
+            total += (double) v.fleet().clients() * perClient;
+        }
+        return total >= Long.MAX_VALUE ? Long.MAX_VALUE : Math.round(total);
     }
 
     /** Runs {@code scenario} with its own seed. */

@@ -56,4 +56,30 @@ class RetryAmplificationTest {
         assertThat(sdkUseful).isCloseTo(naiveUseful, within(0.03 * naiveUseful));
         assertThat(naiveUseful).isBetween(180.0, 200.0); // the limit, less the incident
     }
+
+    @Test
+    void latencyIsEndToEndPerLogicalCallRetriesAndFailuresIncluded() {
+        // a naive call that succeeds on its third attempt slept 1 s + 2 s, was refused twice (a 50 ms
+        // round trip each) and served once (50 ms + 20 ms of service): 3.17 s, the slowest a success can be
+        assertThat(naive.headline().get("latency_p99_ms")).isCloseTo(3_170.0, within(4.0));
+        assertThat(naive.rows().stream().filter(r -> !Double.isNaN(r.latencyP99Millis()))
+                .mapToDouble(SecondRow::latencyP99Millis).max().orElseThrow()).isCloseTo(3_170.0, within(1.0));
+        // calls that gave up after three refusals took 1 s + 2 s + 3 × 50 ms (no service: refused at once),
+        // so counting them moves the mean up: the successes alone flatter the naive loop
+        assertThat(naive.headline().get("finished_latency_mean_ms"))
+                .isGreaterThan(naive.headline().get("latency_mean_ms"));
+        assertThat(naive.headline().get("finished_latency_p99_ms")).isGreaterThan(3_000.0);
+        // the SDK's latency includes the time calls waited in its queue for a token
+        assertThat(sdk.headline().get("latency_mean_ms")).isGreaterThan(sdk.headline().get("wait_mean_ms"));
+    }
+
+    @Test
+    void aSecondWithoutSuccessesHasNoLatencyRatherThanZero() {
+        // seconds 21-29: every request refused, nothing succeeds
+        for (int s = 21; s < 30; s++) {
+            assertThat(naive.second(s).successes()).isZero();
+            assertThat(naive.second(s).latencyMeanMillis()).as("second %d", s).isNaN();
+            assertThat(naive.second(s).latencyP99Millis()).as("second %d", s).isNaN();
+        }
+    }
 }

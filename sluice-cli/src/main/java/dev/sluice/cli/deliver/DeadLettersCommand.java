@@ -25,24 +25,40 @@ final class DeadLettersCommand implements Callable<Integer> {
     @Mixin
     DeliverOptions options;
 
-    @Option(names = "--limit", defaultValue = "50", description = "How many (default ${DEFAULT-VALUE}).")
+    @Option(names = "--limit", defaultValue = "50", paramLabel = "N",
+            description = "How many dead letters to list, newest first (default ${DEFAULT-VALUE}).")
     int limit;
 
-    @Option(names = "--payloads", description = "Also print each redacted payload copy.")
+    @Option(names = "--payloads",
+            description = "Also print each redacted payload copy (the first 2000 characters; --json prints it whole).")
     boolean payloads;
 
-    @Option(names = "--json", description = "Print a JSON array.")
+    @Option(names = "--json", description = "Print one JSON array instead of the table.")
     boolean json;
 
     @Spec
     CommandSpec spec;
+
+    /** The most of a payload copy the table prints; {@code --json} prints it whole. */
+    static final int PAYLOAD_PRINT_LIMIT = 2_000;
+
+    /** A payload copy cut to {@link #PAYLOAD_PRINT_LIMIT} characters, saying how long it is. */
+    static String bounded(String payload) {
+        if (payload.length() <= PAYLOAD_PRINT_LIMIT) {
+            return payload;
+        }
+        int bytes = payload.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        int cut = Character.isHighSurrogate(payload.charAt(PAYLOAD_PRINT_LIMIT - 1))
+                ? PAYLOAD_PRINT_LIMIT - 1 : PAYLOAD_PRINT_LIMIT;
+        return payload.substring(0, cut) + "… (" + bytes + " bytes in all; --json prints the whole copy)";
+    }
 
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         return Guard.run(spec.commandLine().getErr(), () -> {
             DeliveryFile file = options.load();
-            try (JdbcDeliveryStore store = options.open(file);
+            try (JdbcDeliveryStore store = options.openExisting(file);
                     Delivery delivery = DeliverOptions.delivery(file, store, DeliveryListener.NONE)) {
                 List<DeadLetter> list = delivery.deadLetters(limit);
                 if (json) {
@@ -81,7 +97,7 @@ final class DeadLettersCommand implements Callable<Integer> {
                             d.lastError() == null ? "" : d.lastError());
                     if (payloads) {
                         out.println("       payload: " + (d.redactedPayload() == null ? "(not kept: not JSON)"
-                                : d.redactedPayload()));
+                                : bounded(d.redactedPayload())));
                     }
                 }
                 return 0;

@@ -1,6 +1,7 @@
 package dev.sluice.cli.deliver;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
@@ -14,6 +15,9 @@ import picocli.CommandLine.Spec;
         subcommands = {RunCommand.class, EnqueueCommand.class, StatusCommand.class, DeadLettersCommand.class,
             ReplayCommand.class, ReviewCommand.class, DestinationsCommand.class})
 public final class DeliverCommand implements Runnable {
+
+    @Mixin
+    DeliverOptions options; // -c/--store before the subcommand; the subcommands read them from here
 
     @Spec
     CommandSpec spec;

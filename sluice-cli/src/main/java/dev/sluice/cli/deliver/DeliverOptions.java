@@ -5,22 +5,46 @@ import dev.sluice.delivery.config.DeliveryFile;
 import dev.sluice.delivery.jdbc.JdbcDeliveryStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
-/** The options every {@code sluice deliver} subcommand shares: where the config and the store are. */
+/**
+ * The options {@code sluice deliver} and every subcommand share: where the config and the store
+ * are. They may be given at any level ({@code sluice deliver -c F status} or
+ * {@code sluice deliver status -c F}); the one nearest the subcommand wins.
+ */
 public final class DeliverOptions {
 
     static final Path DEFAULT_CONFIG = Path.of("sluice-delivery.yaml");
 
     @Option(names = {"-c", "--config"}, paramLabel = "FILE",
-            description = "YAML config (store, worker, max-age, redact, destinations). Default: ./sluice-delivery.yaml"
-                    + " when present, else built-in defaults.")
+            description = "YAML config: store, worker, max-age, redact, destinations (default ./sluice-delivery.yaml"
+                    + " when present, else built-in defaults). Before or after the subcommand.")
     Path config;
 
     @Option(names = "--store", paramLabel = "LOCATION",
-            description = "Overrides the config's store: sqlite:PATH (default sqlite:./sluice-delivery.db)"
-                    + " or a jdbc:postgresql: URL.")
+            description = {"Store instead of the config's: sqlite:PATH or a jdbc:postgresql: URL.",
+                "Default: sqlite:./sluice-delivery.db"})
     String store;
+
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec mixee;
+
+    /** The value of {@code name} given nearest to the subcommand, or {@code null}. */
+    private <T> T nearest(String name, T own) {
+        if (own != null) {
+            return own;
+        }
+        for (CommandSpec s = mixee == null ? null : mixee.parent(); s != null; s = s.parent()) {
+            OptionSpec o = s.findOption(name);
+            if (o != null && o.getValue() != null) {
+                return o.getValue();
+            }
+        }
+        return null;
+    }
 
     /**
      * Reads the config (an empty one when there is no file and none was named).
@@ -28,6 +52,7 @@ public final class DeliverOptions {
      * @throws dev.sluice.delivery.config.ConfigException naming file, line and field
      */
     DeliveryFile load() {
+        Path config = nearest("--config", this.config);
         if (config == null) {
             if (!Files.exists(DEFAULT_CONFIG)) {
                 return DeliveryFile.defaults();
@@ -39,6 +64,20 @@ public final class DeliverOptions {
 
     /** Opens the store the config (or {@code --store}) names, creating or migrating it. */
     JdbcDeliveryStore open(DeliveryFile file) {
+        return open(file, true);
+    }
+
+    /**
+     * Opens the store the config (or {@code --store}) names for reading or repair; creates nothing.
+     *
+     * @throws dev.sluice.delivery.NoStoreException if there is none ("no ledger at PATH")
+     */
+    JdbcDeliveryStore openExisting(DeliveryFile file) {
+        return open(file, false);
+    }
+
+    private JdbcDeliveryStore open(DeliveryFile file, boolean create) {
+        String store = nearest("--store", this.store);
         // HikariCP announces every pool start and stop at INFO; a command line wants only warnings
         if (System.getProperty("org.slf4j.simpleLogger.log.com.zaxxer.hikari") == null) {
             System.setProperty("org.slf4j.simpleLogger.log.com.zaxxer.hikari", "warn");
@@ -49,7 +88,7 @@ public final class DeliverOptions {
             options = options.withSchema(file.schema());
         }
         options = options.withPoolSize(file.config().concurrency() + 4);
-        return JdbcDeliveryStore.open(location, options);
+        return create ? JdbcDeliveryStore.open(location, options) : JdbcDeliveryStore.openExisting(location, options);
     }
 
     /** A delivery over {@code store} with the config's settings and the system clock. */

@@ -31,8 +31,11 @@ final class DestinationsCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         return Guard.run(spec.commandLine().getErr(), () -> {
             DeliveryFile file = options.load();
-            try (JdbcDeliveryStore store = options.open(file);
+            try (JdbcDeliveryStore store = options.openExisting(file);
                     Delivery delivery = DeliverOptions.delivery(file, store, DeliveryListener.NONE)) {
+                if (delivery.destinations().isEmpty()) {
+                    out.println("no destinations (they are registered by 'enqueue' and 'run' from the config)");
+                }
                 for (DestinationState d : delivery.destinations()) {
                     out.printf("%-20s %-8s %s%s%n", d.destination().name(), d.enabled() ? "enabled" : "DISABLED",
                             d.destination().url(), d.enabled() ? "" : "  (" + d.disabledReason() + ")");
@@ -42,7 +45,7 @@ final class DestinationsCommand implements Callable<Integer> {
         });
     }
 
-    @Command(name = "enable", mixinStandardHelpOptions = true, description = "Re-enables a destination.")
+    @Command(name = "enable", mixinStandardHelpOptions = true, description = "Re-enables a destination disabled by a 410.")
     static final class Enable implements Callable<Integer> {
         @Mixin
         DeliverOptions options;
@@ -58,7 +61,7 @@ final class DestinationsCommand implements Callable<Integer> {
             PrintWriter out = spec.commandLine().getOut();
             return Guard.run(spec.commandLine().getErr(), () -> {
                 DeliveryFile file = options.load();
-                try (JdbcDeliveryStore store = options.open(file);
+                try (JdbcDeliveryStore store = options.openExisting(file);
                         Delivery delivery = DeliverOptions.delivery(file, store, DeliveryListener.NONE)) {
                     if (!delivery.enableDestination(name)) {
                         throw new NoSuchEntryException("no destination '" + name + "'");

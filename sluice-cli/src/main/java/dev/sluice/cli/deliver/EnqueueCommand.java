@@ -8,7 +8,13 @@ import dev.sluice.delivery.config.DeliveryFile;
 import dev.sluice.delivery.jdbc.JdbcDeliveryStore;
 import dev.sluice.delivery.spi.DeliveryListener;
 import java.io.PrintWriter;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -29,7 +35,7 @@ final class EnqueueCommand implements Callable<Integer> {
     @Option(names = "--dest", required = true, paramLabel = "NAME", description = "Destination name from the config.")
     String destination;
 
-    @Option(names = "--type", required = true, paramLabel = "TYPE", description = "Event type (e.g. purchase.completed).")
+    @Option(names = "--type", required = true, paramLabel = "TYPE", description = "Event type, e.g. purchase.completed (picks the max-age).")
     String type;
 
     @Option(names = "--key", paramLabel = "KEY",
@@ -39,19 +45,52 @@ final class EnqueueCommand implements Callable<Integer> {
     @Option(names = "--id", paramLabel = "ID", description = "Event id (default: generated).")
     String eventId;
 
-    @Option(names = "--payload", required = true, paramLabel = "FILE", description = "Payload file, or - for stdin.")
+    @Option(names = "--payload", required = true, paramLabel = "FILE", description = "Payload file (UTF-8; it is sent as is), or - for stdin.")
     String payload;
 
     @Spec
     CommandSpec spec;
+
+    private static byte[] readPayload(Path file) {
+        try {
+            return Files.readAllBytes(file);
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw new Guard.BadInputException(file + ": no such payload file");
+        } catch (java.io.IOException e) {
+            throw new Guard.BadInputException(file + ": cannot read the payload: " + e.getMessage());
+        }
+    }
+
+    /**
+     * The payload as text: it is sent as UTF-8 (and signed over those bytes), so anything else is
+     * refused with the offset of the first bad byte rather than silently replaced.
+     */
+    static String utf8(byte[] bytes, String name) {
+        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT);
+        ByteBuffer in = ByteBuffer.wrap(bytes);
+        CharBuffer out = CharBuffer.allocate(bytes.length);
+        CoderResult r = decoder.decode(in, out, true);
+        if (!r.isError()) {
+            r = decoder.flush(out);
+        }
+        if (r.isError()) {
+            int at = in.position();
+            throw new Guard.BadInputException(String.format(Locale.ROOT,
+                    "%s: not UTF-8 at byte offset %d (0x%02x); payloads are sent as UTF-8: convert the file"
+                            + " (e.g. iconv -f latin1 -t utf-8)", name, at, bytes[at] & 0xff));
+        }
+        return out.flip().toString();
+    }
 
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         return Guard.run(spec.commandLine().getErr(), () -> {
             String body = payload.equals("-")
-                    ? new String(System.in.readAllBytes(), StandardCharsets.UTF_8)
-                    : Files.readString(Path.of(payload));
+                    ? utf8(System.in.readAllBytes(), "stdin")
+                    : utf8(readPayload(Path.of(payload)), payload);
             DeliveryFile file = options.load();
             try (JdbcDeliveryStore store = options.open(file);
                     Delivery delivery = DeliverOptions.delivery(file, store, DeliveryListener.NONE)) {

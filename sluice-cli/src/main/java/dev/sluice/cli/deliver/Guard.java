@@ -1,6 +1,7 @@
 package dev.sluice.cli.deliver;
 
 import dev.sluice.delivery.DeliveryException;
+import dev.sluice.delivery.NoStoreException;
 import dev.sluice.delivery.NoSuchEntryException;
 import dev.sluice.delivery.ReplayRefusedException;
 import dev.sluice.delivery.StoreException;
@@ -10,7 +11,8 @@ import java.util.concurrent.Callable;
 
 /**
  * Turns the delivery worker's typed errors into one line on stderr and an exit code:
- * 1 refused or not found, 2 bad configuration, 3 store failure, 4 any other delivery error.
+ * 1 refused or not found, 2 bad configuration or input, 3 no store or a store failure, 4 any other
+ * delivery error.
  */
 final class Guard {
 
@@ -22,9 +24,22 @@ final class Guard {
     private Guard() {
     }
 
+    /** Bad input from the user (a payload file that cannot be sent): one line, exit 2, nothing written. */
+    static final class BadInputException extends RuntimeException {
+        BadInputException(String message) {
+            super(message, null, false, false);
+        }
+    }
+
     static int run(PrintWriter err, Callable<Integer> body) throws Exception {
         try {
             return body.call();
+        } catch (BadInputException e) {
+            err.println("sluice deliver: " + e.getMessage());
+            return BAD_CONFIG;
+        } catch (NoStoreException e) {
+            err.println("sluice deliver: " + e.getMessage());
+            return STORE;
         } catch (ConfigException e) {
             err.println("sluice deliver: " + e.getMessage());
             return BAD_CONFIG;

@@ -38,7 +38,7 @@ final class ReplayCommand implements Callable<Integer> {
         return Guard.run(err, () -> {
             DeliveryFile file = options.load();
             int refused = 0;
-            try (JdbcDeliveryStore store = options.open(file);
+            try (JdbcDeliveryStore store = options.openExisting(file);
                     Delivery delivery = DeliverOptions.delivery(file, store, DeliveryListener.NONE)) {
                 for (long id : ids) {
                     try {

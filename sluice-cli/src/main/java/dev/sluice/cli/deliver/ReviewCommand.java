@@ -18,10 +18,14 @@ import picocli.CommandLine.Spec;
 
 /** {@code sluice deliver review}: deliveries to non-idempotent destinations whose outcome is unknown. */
 @Command(name = "review", mixinStandardHelpOptions = true,
-        description = {"Deliveries a person must decide: the destination does not deduplicate (idempotent: false)",
-            "and an attempt timed out or broke after the request was sent, so a retry could act twice."},
+        description = {"Lists and resolves deliveries a person must decide.",
+            "The destination does not deduplicate (idempotent: false) and an attempt timed out or broke"
+                    + " after the request was sent, so a retry could act twice."},
         subcommands = {ReviewCommand.ListReviews.class, ReviewCommand.Resolve.class})
 final class ReviewCommand implements Runnable {
+
+    @Mixin
+    DeliverOptions options; // -c/--store between 'review' and 'list' or 'resolve'
 
     @Spec
     CommandSpec spec;
@@ -36,7 +40,8 @@ final class ReviewCommand implements Runnable {
         @Mixin
         DeliverOptions options;
 
-        @Option(names = "--limit", defaultValue = "100", description = "How many (default ${DEFAULT-VALUE}).")
+        @Option(names = "--limit", defaultValue = "100", paramLabel = "N",
+                description = "How many items to list, oldest first (default ${DEFAULT-VALUE}).")
         int limit;
 
         @Spec
@@ -47,7 +52,7 @@ final class ReviewCommand implements Runnable {
             PrintWriter out = spec.commandLine().getOut();
             return Guard.run(spec.commandLine().getErr(), () -> {
                 DeliveryFile file = options.load();
-                try (JdbcDeliveryStore store = options.open(file);
+                try (JdbcDeliveryStore store = options.openExisting(file);
                         Delivery delivery = DeliverOptions.delivery(file, store, DeliveryListener.NONE)) {
                     List<LedgerEntry> items = delivery.reviews(limit);
                     if (items.isEmpty()) {
@@ -69,8 +74,9 @@ final class ReviewCommand implements Runnable {
     }
 
     @Command(name = "resolve", mixinStandardHelpOptions = true,
-            description = {"Resolves one item: delivered (it did arrive; send nothing), retry (send again now,",
-                "same key), or dead (dead-letter it as review_abandoned)."})
+            description = {"Resolves one review item as delivered, retry or dead.",
+                "delivered: it did arrive, send nothing; retry: send again now with the same key;"
+                        + " dead: dead-letter it as review_abandoned."})
     static final class Resolve implements Callable<Integer> {
         @Mixin
         DeliverOptions options;
@@ -91,7 +97,7 @@ final class ReviewCommand implements Runnable {
             PrintWriter out = spec.commandLine().getOut();
             return Guard.run(spec.commandLine().getErr(), () -> {
                 DeliveryFile file = options.load();
-                try (JdbcDeliveryStore store = options.open(file);
+                try (JdbcDeliveryStore store = options.openExisting(file);
                         Delivery delivery = DeliverOptions.delivery(file, store, DeliveryListener.NONE)) {
                     LedgerEntry e = delivery.resolveReview(id, resolution);
                     out.printf("resolved %d as %s: key=%s now %s%n", id,

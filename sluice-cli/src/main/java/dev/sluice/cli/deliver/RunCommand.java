@@ -12,6 +12,8 @@ import dev.sluice.delivery.metrics.DeliveryCounters;
 import dev.sluice.time.TimeSource;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -24,17 +26,29 @@ import picocli.CommandLine.Spec;
 
 /** {@code sluice deliver run}: one worker, with a progress line, until interrupted or idle. */
 @Command(name = "run", mixinStandardHelpOptions = true,
-        description = {"Registers the config's destinations and runs a worker until Ctrl-C (then it finishes the",
-            "attempts in flight and puts back what it had claimed), or until idle with --until-idle."})
+        description = {"Runs a worker: registers the config's destinations, then delivers, retries and dead-letters.",
+            "Runs until Ctrl-C (it finishes the attempts in flight and puts back what it had claimed), until"
+                    + " idle with --until-idle, or for --max-duration."})
 final class RunCommand implements Callable<Integer> {
+
+    /** How often --until-idle looks at the store: a run ends within this of going idle. */
+    static final Duration IDLE_CHECK = Duration.ofMillis(200);
 
     @Mixin
     DeliverOptions options;
 
-    @Option(names = "--until-idle", description = "Exit when nothing is pending or in flight.")
+    @Option(names = "--until-idle",
+            description = "Exit once nothing is in flight and nothing is due within --idle-horizon; later retries"
+                    + " stay in the store for the next run.")
     boolean untilIdle;
 
-    @Option(names = "--max-duration", paramLabel = "DURATION", description = "Exit after this long (e.g. 10m).")
+    @Option(names = "--idle-horizon", paramLabel = "DURATION", defaultValue = "1m",
+            description = "With --until-idle: how far ahead a scheduled retry still keeps the worker running"
+                    + " (default ${DEFAULT-VALUE}).")
+    String idleHorizon;
+
+    @Option(names = "--max-duration", paramLabel = "DURATION",
+            description = "Exit after this long, e.g. 10m (default: no limit).")
     String maxDuration;
 
     @Option(names = "--progress", paramLabel = "DURATION", defaultValue = "5s",
@@ -49,8 +63,12 @@ final class RunCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         return Guard.run(err, () -> {
-            Duration every = Durations.parse(progress);
-            Duration limit = maxDuration == null ? null : Durations.parse(maxDuration);
+            Duration every = positive(Durations.parse(progress), "--progress");
+            Duration limit = maxDuration == null ? null : positive(Durations.parse(maxDuration), "--max-duration");
+            Duration horizon = Durations.parse(idleHorizon);
+            if (horizon.isNegative()) {
+                throw new IllegalArgumentException("--idle-horizon must not be negative: " + idleHorizon);
+            }
             DeliveryFile file = options.load();
             DeliveryCounters counters = new DeliveryCounters();
             TimeSource time = TimeSource.system();
@@ -73,27 +91,36 @@ final class RunCommand implements Callable<Integer> {
                 long start = time.nanoTime();
                 long lastDelivered = 0;
                 long lastNanos = start;
+                long nextProgress = start + every.toNanos();
+                long slice = untilIdle ? Math.min(every.toMillis(), IDLE_CHECK.toMillis()) : every.toMillis();
                 DeliveryStatus status;
+                String idleNote = null;
                 while (true) {
-                    boolean stopped = stop.await(every.toMillis(), TimeUnit.MILLISECONDS);
+                    boolean stopped = stop.await(Math.max(1, slice), TimeUnit.MILLISECONDS);
                     status = delivery.status();
                     long now = time.nanoTime();
-                    long delivered = counters.delivered();
-                    double rate = (delivered - lastDelivered) / Math.max(1e-9, (now - lastNanos) / 1e9);
-                    err.println(progressLine(Duration.ofNanos(now - start), counters, status, delivered - lastDelivered,
-                            rate));
+                    boolean done = stopped || (limit != null && now - start >= limit.toNanos());
+                    if (!done && untilIdle) {
+                        idleNote = idle(status, horizon);
+                        done = idleNote != null;
+                    }
+                    if (done || now >= nextProgress) {
+                        long delivered = counters.delivered();
+                        double rate = (delivered - lastDelivered) / Math.max(1e-9, (now - lastNanos) / 1e9);
+                        err.println(progressLine(Duration.ofNanos(now - start), counters, status,
+                                delivered - lastDelivered, rate));
+                        err.flush();
+                        lastDelivered = delivered;
+                        lastNanos = now;
+                        nextProgress = now + every.toNanos();
+                    }
+                    if (done) {
+                        break;
+                    }
+                }
+                if (idleNote != null && !idleNote.isEmpty()) {
+                    err.println("sluice deliver: idle; " + idleNote);
                     err.flush();
-                    lastDelivered = delivered;
-                    lastNanos = now;
-                    if (stopped) {
-                        break;
-                    }
-                    if (untilIdle && status.count(LedgerState.PENDING) + status.count(LedgerState.IN_FLIGHT) == 0) {
-                        break;
-                    }
-                    if (limit != null && Duration.ofNanos(now - start).compareTo(limit) >= 0) {
-                        break;
-                    }
                 }
                 worker.close();
                 try {
@@ -109,6 +136,51 @@ final class RunCommand implements Callable<Integer> {
                 return 0;
             }
         });
+    }
+
+    private static Duration positive(Duration d, String option) {
+        if (d.isZero() || d.isNegative()) {
+            throw new IllegalArgumentException(option + " must be > 0: " + Durations.format(d.abs()));
+        }
+        return d;
+    }
+
+    /**
+     * Whether the store is idle for {@code --until-idle}: nothing in flight, nothing pending due
+     * within {@code horizon}. Returns {@code null} when not idle, an empty string when nothing is
+     * pending at all, else a note on the retries left for a later run.
+     */
+    static String idle(DeliveryStatus s, Duration horizon) {
+        if (s.count(LedgerState.IN_FLIGHT) > 0) {
+            return null;
+        }
+        long pending = s.count(LedgerState.PENDING);
+        if (pending == 0) {
+            return "";
+        }
+        Instant next = s.nextEligibleAt();
+        if (next == null || !next.isAfter(s.at().plus(horizon))) {
+            return null;
+        }
+        return String.format(Locale.ROOT, "%d %s due later than --idle-horizon %s (next at %s, in %s) left in"
+                        + " the store; run again then, or without --until-idle", pending,
+                pending == 1 ? "retry" : "retries", Durations.format(horizon), next.truncatedTo(ChronoUnit.SECONDS),
+                human(Duration.between(s.at(), next)));
+    }
+
+    /** {@code 45s}, {@code 9m57s}, {@code 3h05m}, {@code 2d04h}. */
+    static String human(Duration d) {
+        long s = Math.max(0, d.toSeconds());
+        if (s < 60) {
+            return s + "s";
+        }
+        if (s < 3600) {
+            return String.format(Locale.ROOT, "%dm%02ds", s / 60, s % 60);
+        }
+        if (s < 86_400) {
+            return String.format(Locale.ROOT, "%dh%02dm", s / 3600, s % 3600 / 60);
+        }
+        return String.format(Locale.ROOT, "%dd%02dh", s / 86_400, s % 86_400 / 3600);
     }
 
     static String progressLine(Duration elapsed, DeliveryCounters c, DeliveryStatus s, long deltaDelivered,

@@ -27,7 +27,7 @@ final class StatusCommand implements Callable<Integer> {
     @Mixin
     DeliverOptions options;
 
-    @Option(names = "--json", description = "Print one JSON object.")
+    @Option(names = "--json", description = "Print one JSON object instead of the text.")
     boolean json;
 
     @Spec
@@ -38,7 +38,7 @@ final class StatusCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         return Guard.run(spec.commandLine().getErr(), () -> {
             DeliveryFile file = options.load();
-            try (JdbcDeliveryStore store = options.open(file);
+            try (JdbcDeliveryStore store = options.openExisting(file);
                     Delivery delivery = DeliverOptions.delivery(file, store, DeliveryListener.NONE)) {
                 DeliveryStatus s = delivery.status();
                 List<DestinationState> destinations = delivery.destinations();

@@ -1,6 +1,7 @@
 package dev.sluice.cli.deliver;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.sluice.cli.CliRun;
@@ -9,6 +10,7 @@ import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -16,6 +18,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** {@code sluice deliver} end to end, in-process, against a receiver on 127.0.0.1 and a SQLite file. */
 class DeliverCommandTest {
@@ -38,6 +42,12 @@ class DeliverCommandTest {
             }
             String key = x.getRequestHeaders().getFirst("Idempotency-Key");
             keys.add(key);
+            if (key.startsWith("later")) {
+                x.getResponseHeaders().add("Retry-After", "3600");
+                x.sendResponseHeaders(429, -1);
+                x.close();
+                return;
+            }
             x.sendResponseHeaders(key.equals("bad") && rejectBad.get() ? 422 : 200, -1);
             x.close();
         });
@@ -115,5 +125,107 @@ class DeliverCommandTest {
 
         assertThat(r.exitCode()).isEqualTo(2);
         assertThat(r.err()).contains("expected delivered, retry or dead; got 'maybe'");
+    }
+
+    @Test
+    void theConfigOptionWorksBeforeAndAfterTheSubcommand() {
+        String[] enqueue = {"--dest", "shop", "--type", "t", "--key", "k", "--payload", payload.toString()};
+        CliRun before = CliRun.of(concat(new String[] {"deliver", "-c", config.toString(), "enqueue"}, enqueue));
+        CliRun after = CliRun.of(concat(new String[] {"deliver", "enqueue", "--config", config.toString()}, enqueue));
+
+        assertThat(before.exitCode()).as(before.err()).isZero();
+        assertThat(before.out()).startsWith("enqueued ledger=1 key=k");
+        assertThat(after.out()).startsWith("already_queued ledger=1 key=k");
+        // nested subcommands too, at any level
+        assertThat(deliver("-c", config.toString(), "review", "list").out()).isEqualTo("nothing in review\n");
+        assertThat(deliver("review", "-c", config.toString(), "list").out()).isEqualTo("nothing in review\n");
+        assertThat(deliver("-c", config.toString(), "destinations").out()).contains("shop");
+        assertThat(deliver("-c", config.toString(), "status").out()).contains("pending    1");
+    }
+
+    static String[] concat(String[] a, String[] b) {
+        String[] all = new String[a.length + b.length];
+        System.arraycopy(a, 0, all, 0, a.length);
+        System.arraycopy(b, 0, all, a.length, b.length);
+        return all;
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"status", "dead-letters", "review list", "destinations", "replay 1",
+        "review resolve 1 --as dead", "destinations enable shop"})
+    void readOnlyAndRepairCommandsDoNotCreateAStore(String command) throws IOException {
+        Path db = dir.resolve("none/missing.db");
+        Files.writeString(config, Files.readString(config).replace(dir.resolve("d.db").toString(), db.toString()));
+        String[] args = concat(concat(new String[] {"deliver"}, command.split(" ")),
+                new String[] {"-c", config.toString()});
+
+        CliRun r = CliRun.of(args);
+
+        assertThat(r.exitCode()).isEqualTo(3);
+        assertThat(r.err()).isEqualTo("sluice deliver: no ledger at " + db + "\n");
+        assertThat(db.getParent()).doesNotExist();
+    }
+
+    @Test
+    void untilIdleStopsPromptlyWhenOnlyFarFutureRetriesRemainAndSaysSo() {
+        deliver("enqueue", "-c", config.toString(), "--dest", "shop", "--type", "t", "--key", "later-1",
+                "--payload", payload.toString());
+
+        CliRun run = assertTimeoutPreemptively(Duration.ofSeconds(20),
+                () -> deliver("run", "-c", config.toString(), "--until-idle"));
+
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.err()).contains("1 retry due later than --idle-horizon 1m (next at ");
+        assertThat(run.out()).contains("still pending 1");
+        assertThat(keys).containsExactly("later-1");
+    }
+
+    @Test
+    void aPayloadThatIsNotUtf8IsRefusedWithFileAndByteOffsetAndNothingIsEnqueued() throws IOException {
+        Path latin1 = dir.resolve("latin1.json");
+        Files.write(latin1, new byte[] {'{', '"', 'n', '"', ':', '"', 'J', 'o', (byte) 0xE9, '"', '}'});
+
+        CliRun r = deliver("enqueue", "-c", config.toString(), "--dest", "shop", "--type", "t", "--key", "k",
+                "--payload", latin1.toString());
+
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).isEqualTo("sluice deliver: " + latin1 + ": not UTF-8 at byte offset 8 (0xe9);"
+                + " payloads are sent as UTF-8: convert the file (e.g. iconv -f latin1 -t utf-8)\n");
+        assertThat(dir.resolve("d.db")).doesNotExist();
+    }
+
+    @Test
+    void aHugeDeadLetterPayloadIsPrintedBoundedNotWhole() throws IOException {
+        rejectBad.set(true);
+        StringBuilder big = new StringBuilder("{\"email\":\"a@example.com\",\"items\":[");
+        for (int i = 0; i < 200_000; i++) {
+            big.append(i == 0 ? "" : ",").append("{\"sku\":\"item-").append(i).append("\"}");
+        }
+        String json = big.append("]}").toString();
+        Path huge = dir.resolve("huge.json");
+        Files.writeString(huge, json);
+        deliver("enqueue", "-c", config.toString(), "--dest", "shop", "--type", "t", "--key", "bad",
+                "--payload", huge.toString());
+        deliver("run", "-c", config.toString(), "--until-idle");
+
+        CliRun dead = deliver("dead-letters", "-c", config.toString(), "--payloads");
+
+        assertThat(dead.out()).contains("payload: {\"email\":\"[redacted]\",\"items\":[{\"sku\":\"item-0\"}")
+                .contains("… (" + (json.length() - "a@example.com".length() + "[redacted]".length())
+                        + " bytes in all; --json prints the whole copy)");
+        assertThat(dead.out().length()).isLessThan(10_000);
+    }
+
+    @Test
+    void subcommandSummariesAreOneCompleteSentence() {
+        CliRun help = deliver("--help");
+
+        assertThat(help.out()).contains("[-c=FILE]").contains("[--store=LOCATION]");
+        String commands = help.out().substring(help.out().indexOf("Commands:") + "Commands:".length());
+        // one entry per subcommand: its name, then a summary wrapped onto indented lines
+        for (String entry : commands.strip().split("\n(?=  \\S)")) {
+            assertThat(entry.strip().replaceAll("\\s+", " ")).as(entry).endsWith(".");
+        }
+        assertThat(deliver("run", "--help").out()).contains("(default 5s)").contains("(default 1m)");
     }
 }

@@ -46,12 +46,16 @@ class SimulateCommandTest {
         CliRun run = CliRun.of("simulate", "--scenario", scenario().toString(), "--json", "--seed", "3");
 
         assertThat(run.exitCode()).isZero();
-        assertThat(run.outLines()).hasSize(2 * 12 + 2);
-        JsonNode second3 = JSON.readTree(run.outLines().get(3));
+        assertThat(run.outLines()).hasSize(1 + 2 * 12 + 2);
+        assertThat(JSON.readTree(run.outLines().get(0)).get("type").asText()).isEqualTo("scenario");
+        JsonNode second3 = JSON.readTree(run.outLines().get(4));
+        assertThat(second3.get("type").asText()).isEqualTo("second");
         assertThat(second3.get("variant").asText()).isEqualTo("no jitter");
         assertThat(second3.get("second").asInt()).isEqualTo(3);
         assertThat(second3.get("requests").asLong()).isEqualTo(200);
-        assertThat(JSON.readTree(run.outLines().get(25)).get("headline").get("peak_requests_per_s").asDouble()).isPositive();
+        JsonNode headline = JSON.readTree(run.outLines().get(26));
+        assertThat(headline.get("type").asText()).isEqualTo("headline");
+        assertThat(headline.get("headline").get("peak_requests_per_s").asDouble()).isPositive();
     }
 
     @Test
@@ -91,5 +95,59 @@ class SimulateCommandTest {
 
         assertThat(run.exitCode()).isEqualTo(2);
         assertThat(run.err()).contains(bad + ":4: fleet.sdk.throttle.k: must be in 1..1000, was 0");
+    }
+
+    @Test
+    void anUnknownHttpMethodIsOneLine() throws IOException {
+        Path bad = Files.writeString(dir.resolve("m.yaml"), "name: x\nduration: 5s\nfleet:\n  call: { method: FETCH }\n");
+
+        CliRun run = CliRun.of("simulate", "--scenario", bad.toString());
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.out()).isEmpty();
+        assertThat(run.err()).isEqualTo("sluice simulate: invalid scenario: " + bad + ":4: fleet.call.method: must be"
+                + " one of GET, HEAD, POST, PUT, DELETE, OPTIONS, PATCH (RFC 9110 §9.3, RFC 5789), was \"FETCH\"\n");
+    }
+
+    @Test
+    void aRunLargerThanMaxCallsIsRefusedWithTheEstimateBeforeItStarts() throws IOException {
+        // 200 clients × one burst × 2 variants = 400 calls
+        CliRun run = CliRun.of("simulate", "--scenario", scenario().toString(), "--max-calls", "399");
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.out()).isEmpty();
+        assertThat(run.err()).isEqualTo("sluice simulate: the scenario would open about 400 calls (2 variants),"
+                + " more than --max-calls 399 (about 0 s of wall time at 20 µs a call); raise --max-calls,"
+                + " or simulate fewer clients or seconds\n");
+        assertThat(CliRun.of("simulate", "--scenario", scenario().toString(), "--max-calls", "400").exitCode())
+                .isZero();
+    }
+
+    @Test
+    void progressGoesToStderrNeverIntoTheJsonLines() throws IOException {
+        CliRun run = CliRun.of("simulate", "--scenario", scenario().toString(), "--json", "--progress", "always");
+
+        assertThat(run.exitCode()).isZero();
+        for (String line : run.outLines()) {
+            assertThat(JSON.readTree(line).get("type").asText()).isIn("scenario", "second", "headline");
+        }
+        assertThat(run.err()).contains("simulating variant 2/2: 12/12 s simulated");
+    }
+
+    @Test
+    void theProgressLineShowsWallTimeElapsedAndLeftAtMostOncePerSecond() {
+        java.io.StringWriter text = new java.io.StringWriter();
+        dev.sluice.time.ManualTimeSource clock = new dev.sluice.time.ManualTimeSource(
+                java.time.Instant.parse("2026-01-01T00:00:00Z"));
+        SimulateCommand.ProgressLine p = new SimulateCommand.ProgressLine(new java.io.PrintWriter(text), clock);
+
+        p.onSecond(0, 2, 9, 100);
+        assertThat(text.toString()).isEmpty(); // less than a second of wall time: nothing yet
+        clock.advance(java.time.Duration.ofSeconds(2));
+        p.onSecond(0, 2, 49, 100); // a quarter of the run in 2 s: 6 s left
+        p.onSecond(0, 2, 50, 100); // same wall second: not redrawn
+
+        assertThat(text.toString()).isEqualTo("\rsimulating variant 1/2: 50/100 s simulated, 2 s elapsed,"
+                + " about 6 s left ");
     }
 }

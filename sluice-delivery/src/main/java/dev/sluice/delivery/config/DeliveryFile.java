@@ -37,6 +37,7 @@ import java.util.function.Function;
  *   request-timeout: 3s
  *   lease: 30s
  *   poll-interval: 1s
+ *   max-retry-after: 24h                  # a longer Retry-After is ignored (backoff applies)
  * max-age:
  *   default: 72h
  *   presence: 5m
@@ -259,7 +260,8 @@ public record DeliveryFile(Path file, String store, String schema, DeliveryConfi
             DeliveryConfig.Builder b = DeliveryConfig.builder();
             if (r.containsKey("worker")) {
                 Mapping w = mapping(r.get("worker"), "worker");
-                onlyKeys(w, "worker", Set.of("concurrency", "request-timeout", "lease", "poll-interval"));
+                onlyKeys(w, "worker", Set.of("concurrency", "request-timeout", "lease", "poll-interval",
+                        "max-retry-after"));
                 Map<String, Node> we = w.entries();
                 if (we.containsKey("concurrency")) {
                     b.concurrency(integer(we.get("concurrency"), "worker.concurrency", 1));
@@ -272,6 +274,9 @@ public record DeliveryFile(Path file, String store, String schema, DeliveryConfi
                 }
                 if (we.containsKey("poll-interval")) {
                     b.pollInterval(duration(we.get("poll-interval"), "worker.poll-interval"));
+                }
+                if (we.containsKey("max-retry-after")) {
+                    b.maxRetryAfter(duration(we.get("max-retry-after"), "worker.max-retry-after"));
                 }
             }
             if (r.containsKey("max-age")) {

@@ -34,4 +34,28 @@ public final class Durations {
             throw new IllegalArgumentException("not a duration (use 250ms, 3s, 5m, 72h, 3d or PT3S): '" + text + "'");
         }
     }
+
+    /**
+     * The shortest exact form {@link #parse} reads back: {@code 250ms}, {@code 3s}, {@code 5m},
+     * {@code 72h} ({@code 3d} is printed as {@code 72h}), {@code 0s} for zero.
+     *
+     * @throws IllegalArgumentException if {@code d} is negative
+     */
+    public static String format(Duration d) {
+        if (d.isNegative()) {
+            throw new IllegalArgumentException("negative duration: " + d);
+        }
+        long ms = d.toMillis();
+        if (ms % 1000 != 0) {
+            return ms + "ms";
+        }
+        long s = ms / 1000;
+        if (s != 0 && s % 3600 == 0) {
+            return s / 3600 + "h";
+        }
+        if (s != 0 && s % 60 == 0) {
+            return s / 60 + "m";
+        }
+        return s + "s";
+    }
 }

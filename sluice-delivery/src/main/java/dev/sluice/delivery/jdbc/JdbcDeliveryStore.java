@@ -11,6 +11,7 @@ import dev.sluice.delivery.EnqueueResult;
 import dev.sluice.delivery.Event;
 import dev.sluice.delivery.LedgerEntry;
 import dev.sluice.delivery.LedgerState;
+import dev.sluice.delivery.NoStoreException;
 import dev.sluice.delivery.NoSuchEntryException;
 import dev.sluice.delivery.Rate;
 import dev.sluice.delivery.ReplayRefusedException;
@@ -18,6 +19,7 @@ import dev.sluice.delivery.ResponseClass;
 import dev.sluice.delivery.ReviewResolution;
 import dev.sluice.delivery.StoreException;
 import dev.sluice.delivery.UnknownDestinationException;
+import dev.sluice.delivery.config.Durations;
 import dev.sluice.delivery.spi.AttemptStart;
 import dev.sluice.delivery.spi.Claim;
 import dev.sluice.delivery.spi.Completion;
@@ -79,8 +81,10 @@ public final class JdbcDeliveryStore implements DeliveryStore {
      * @param sqliteSynchronous SQLite's {@code synchronous} pragma: {@code FULL} (default) or
      *     {@code NORMAL} (faster; in WAL mode still safe against a process crash, but a power
      *     loss may drop the last commits)
+     * @param sqliteBusyTimeout how long a SQLite connection waits for another process's write lock
+     *     before the operation fails with a "locked" {@link StoreException} (default 30 s)
      */
-    public record Options(String schema, int poolSize, String sqliteSynchronous) {
+    public record Options(String schema, int poolSize, String sqliteSynchronous, Duration sqliteBusyTimeout) {
         public Options {
             if (poolSize < 1) {
                 throw new IllegalArgumentException("poolSize must be >= 1: " + poolSize);
@@ -88,23 +92,31 @@ public final class JdbcDeliveryStore implements DeliveryStore {
             if (!"FULL".equals(sqliteSynchronous) && !"NORMAL".equals(sqliteSynchronous)) {
                 throw new IllegalArgumentException("sqliteSynchronous must be FULL or NORMAL: " + sqliteSynchronous);
             }
+            Objects.requireNonNull(sqliteBusyTimeout, "sqliteBusyTimeout");
+            if (sqliteBusyTimeout.isNegative() || sqliteBusyTimeout.toMillis() > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("sqliteBusyTimeout out of range: " + sqliteBusyTimeout);
+            }
         }
 
-        /** Default schema, 12 connections, FULL. */
+        /** Default schema, 12 connections, FULL, a 30 s busy timeout. */
         public static Options defaults() {
-            return new Options(null, 12, "FULL");
+            return new Options(null, 12, "FULL", DEFAULT_SQLITE_BUSY_TIMEOUT);
         }
 
         public Options withSchema(String s) {
-            return new Options(s, poolSize, sqliteSynchronous);
+            return new Options(s, poolSize, sqliteSynchronous, sqliteBusyTimeout);
         }
 
         public Options withPoolSize(int n) {
-            return new Options(schema, n, sqliteSynchronous);
+            return new Options(schema, n, sqliteSynchronous, sqliteBusyTimeout);
         }
 
         public Options withSqliteSynchronous(String mode) {
-            return new Options(schema, poolSize, mode);
+            return new Options(schema, poolSize, mode, sqliteBusyTimeout);
+        }
+
+        public Options withSqliteBusyTimeout(Duration d) {
+            return new Options(schema, poolSize, sqliteSynchronous, d);
         }
     }
 
@@ -117,8 +129,13 @@ public final class JdbcDeliveryStore implements DeliveryStore {
     private final String ledgerColumns;
     private final String ledgerFrom;
     private final GroupCommit groupCommit;
+    private final Path sqliteFile;
+    private final Duration busyTimeout;
 
-    private JdbcDeliveryStore(HikariDataSource ds, Dialect dialect, String schema) {
+    private JdbcDeliveryStore(HikariDataSource ds, Dialect dialect, String schema, Path sqliteFile,
+            Duration busyTimeout) {
+        this.sqliteFile = sqliteFile;
+        this.busyTimeout = busyTimeout;
         this.ds = ds;
         this.dialect = dialect;
         this.schema = schema;
@@ -149,7 +166,35 @@ public final class JdbcDeliveryStore implements DeliveryStore {
      * @throws StoreException if the database cannot be reached or migrated
      */
     public static JdbcDeliveryStore open(String location, Options options) {
+        return open(location, options, true);
+    }
+
+    /**
+     * Opens an existing store for inspection and repair (status, listings, replay), never creating
+     * one: a missing SQLite file, or a database without Sluice's tables, is a
+     * {@link NoStoreException} and leaves nothing behind. An existing store of an older schema
+     * version is migrated as by {@link #open(String, Options)}.
+     *
+     * @throws IllegalArgumentException if the location or options are malformed
+     * @throws NoStoreException if there is no store at {@code location}
+     * @throws StoreException if the database cannot be reached or migrated
+     */
+    public static JdbcDeliveryStore openExisting(String location, Options options) {
+        return open(location, options, false);
+    }
+
+    private static JdbcDeliveryStore open(String location, Options options, boolean create) {
         StoreLocation where = StoreLocation.parse(location);
+        if (!create && where.dialect() == Dialect.SQLITE) {
+            Path file = where.sqlitePath();
+            try {
+                if (!Files.isRegularFile(file) || Files.size(file) == 0) {
+                    throw new NoStoreException(file.toString(), null);
+                }
+            } catch (java.io.IOException e) {
+                throw new NoStoreException(file.toString(), e.getMessage());
+            }
+        }
         HikariConfig hc = new HikariConfig();
         hc.setMaximumPoolSize(options.poolSize());
         hc.setMinimumIdle(1);
@@ -161,7 +206,7 @@ public final class JdbcDeliveryStore implements DeliveryStore {
             }
             try {
                 Path parent = where.sqlitePath().toAbsolutePath().getParent();
-                if (parent != null) {
+                if (create && parent != null) {
                     Files.createDirectories(parent);
                 }
             } catch (java.io.IOException e) {
@@ -170,7 +215,7 @@ public final class JdbcDeliveryStore implements DeliveryStore {
             SQLiteConfig cfg = new SQLiteConfig();
             cfg.setJournalMode(SQLiteConfig.JournalMode.WAL);
             cfg.setSynchronous(SQLiteConfig.SynchronousMode.valueOf(options.sqliteSynchronous()));
-            cfg.setBusyTimeout(30_000);
+            cfg.setBusyTimeout((int) options.sqliteBusyTimeout().toMillis());
             cfg.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
             cfg.enforceForeignKeys(true);
             SQLiteDataSource sqlite = new SQLiteDataSource(cfg);
@@ -186,13 +231,44 @@ public final class JdbcDeliveryStore implements DeliveryStore {
             throw new StoreException("cannot open the delivery store at " + redact(location) + ": " + e.getMessage(), e);
         }
         try {
+            if (!create && !hasTables(ds, where.dialect(), options.schema())) {
+                throw new NoStoreException(where.dialect() == Dialect.SQLITE ? where.sqlitePath().toString()
+                        : redact(location), where.dialect() == Dialect.SQLITE ? "the file has no Sluice tables"
+                        : "no Sluice tables in " + (options.schema() == null ? "the default schema"
+                                : "schema " + options.schema()));
+            }
             Migrations.apply(ds, where.dialect(), Tables.in(options.schema()), options.schema());
         } catch (RuntimeException e) {
             ds.close();
+            if (e instanceof NoStoreException) {
+                throw e;
+            }
+            if (where.dialect() == Dialect.SQLITE && isBusy(e)) {
+                throw locked(where.sqlitePath(), options.sqliteBusyTimeout(), "open", e);
+            }
             throw e instanceof StoreException se ? se
                     : new StoreException("cannot open the delivery store at " + redact(location), e);
         }
-        return new JdbcDeliveryStore(ds, where.dialect(), options.schema());
+        return new JdbcDeliveryStore(ds, where.dialect(), options.schema(), where.sqlitePath(),
+                options.sqliteBusyTimeout());
+    }
+
+    /** Whether the schema-version table exists (read only: creates nothing). */
+    private static boolean hasTables(HikariDataSource ds, Dialect dialect, String schema) {
+        String sql = dialect == Dialect.SQLITE
+                ? "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'sluice_schema_version'"
+                : "SELECT count(*) FROM information_schema.tables WHERE table_name = 'sluice_schema_version'"
+                        + " AND table_schema = " + (schema == null ? "current_schema()" : "?");
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            if (dialect == Dialect.POSTGRESQL && schema != null) {
+                ps.setString(1, schema);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getLong(1) > 0;
+            }
+        } catch (SQLException e) {
+            throw new StoreException("cannot read the delivery store: " + e.getMessage(), e);
+        }
     }
 
     private static String redact(String location) {
@@ -1051,6 +1127,10 @@ public final class JdbcDeliveryStore implements DeliveryStore {
                     throw e;
                 }
             } catch (SQLException e) {
+                if (dialect == Dialect.SQLITE && isBusy(e)) {
+                    // SQLite already waited its busy timeout for the lock: retrying would only wait again
+                    throw locked(sqliteFile, busyTimeout, what, e);
+                }
                 if (!isTransient(e)) {
                     throw new StoreException(what + " failed: " + e.getMessage(), e);
                 }
@@ -1068,6 +1148,10 @@ public final class JdbcDeliveryStore implements DeliveryStore {
             try (Connection c = ds.getConnection()) {
                 return work.run(c);
             } catch (SQLException e) {
+                if (dialect == Dialect.SQLITE && isBusy(e)) {
+                    // SQLite already waited its busy timeout for the lock: retrying would only wait again
+                    throw locked(sqliteFile, busyTimeout, what, e);
+                }
                 if (!isTransient(e)) {
                     throw new StoreException(what + " failed: " + e.getMessage(), e);
                 }
@@ -1076,6 +1160,32 @@ public final class JdbcDeliveryStore implements DeliveryStore {
             }
         }
         throw new StoreException(what + " failed after " + TX_TRIES + " tries: " + last.getMessage(), last);
+    }
+
+    /** How long a SQLite connection waits for another process's write lock before giving up, by default. */
+    public static final Duration DEFAULT_SQLITE_BUSY_TIMEOUT = Duration.ofSeconds(30);
+
+    /**
+     * Plain {@code SQLITE_BUSY} (primary and extended code 5): returned after the busy handler waited
+     * the busy timeout for another connection's lock. (BUSY_SNAPSHOT and friends come
+     * at once and are retried as transient.)
+     */
+    static boolean isBusy(Throwable e) {
+        for (Throwable x = e; x != null; x = x.getCause()) {
+            if (x instanceof SQLException s && s.getErrorCode() == 5) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** One line a person can act on: which file, that someone else holds it, what to do. */
+    static StoreException locked(Path file, Duration waited, String what, Throwable cause) {
+        return new StoreException("the SQLite store " + file + " is locked: another process (a second 'sluice"
+                + " deliver run' or a tool with an open write transaction) has held its write lock for longer than "
+                + Durations.format(waited) + " (" + what + "); stop that process or wait for it, then"
+                + " retry. For more throughput run one worker with a higher worker.concurrency; for several"
+                + " machines use PostgreSQL", cause);
     }
 
     /** PostgreSQL serialization failure / deadlock; SQLite BUSY / LOCKED (any extended code). */

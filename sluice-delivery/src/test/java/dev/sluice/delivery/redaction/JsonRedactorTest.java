@@ -52,4 +52,42 @@ class JsonRedactorTest {
         assertThatThrownBy(() -> JsonRedactor.of(List.of("$.a..b")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("offset 3");
     }
+
+    @Test
+    void aPayloadCutShortKeepsNoCopyEvenInsideARedactedValue() {
+        JsonRedactor r = JsonRedactor.of(List.of("$.b"));
+        assertThat(r.redact("{\"a\":1,\"b\":{\"x\":[1,2")).isEmpty();
+        assertThat(r.redact("{\"a\":1,")).isEmpty();
+        assertThat(r.redact("")).isEmpty();
+    }
+
+    @Test
+    void theRootPathBlanksTheWholePayloadAndTextSurvivesTheCopy() {
+        assertThat(JsonRedactor.of(List.of("$")).redact("{\"a\":1}")).contains("\"[redacted]\"");
+        assertThat(JsonRedactor.of(List.of()).redact("{ \"name\" : \"Zoë \\\"Z\\\" \\u00e9\", \"n\": [1.5, -2, true, null] }"))
+                .contains("{\"name\":\"Zoë \\\"Z\\\" é\",\"n\":[1.5,-2,true,null]}");
+    }
+
+    @Test
+    void aTwentyMegabytePayloadIsRedactedInOnePass() {
+        StringBuilder b = new StringBuilder("{\"player\":{\"email\":\"a@example.com\"},\"items\":[");
+        int n = 0;
+        while (b.length() < 20_000_000) {
+            b.append(n == 0 ? "" : ",").append("{\"sku\":").append(n).append(",\"card\":\"4111-1111-1111-1111\"}");
+            n++;
+        }
+        String json = b.append("]}").toString();
+        JsonRedactor r = JsonRedactor.of(List.of("$.player.email", "$.items[*].card"));
+
+        // a tree of this payload took ~300 MB of heap and 11-13 s on the 2-core build machine; one
+        // streaming pass takes a fraction of a second
+        String out = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(10),
+                () -> r.redact(json).orElseThrow());
+
+        assertThat(out.substring(0, 100)).startsWith("{\"player\":{\"email\":\"[redacted]\"},\"items\":[{\"sku\":0,\"card\":\"[redacted]\"},");
+        assertThat(out.contains("4111-1111")).as("a card number left").isFalse();
+        assertThat(out.endsWith("{\"sku\":" + (n - 1) + ",\"card\":\"[redacted]\"}]}")).isTrue();
+        assertThat(out.length()).isEqualTo(json.length() + n * ("[redacted]".length() - "4111-1111-1111-1111".length())
+                + "[redacted]".length() - "a@example.com".length());
+    }
 }

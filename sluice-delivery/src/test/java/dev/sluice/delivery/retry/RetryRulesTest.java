@@ -86,6 +86,40 @@ class RetryRulesTest {
                 .isEqualTo(Duration.ofSeconds(3_600));
     }
 
+    @Test
+    void aRetryAfterBeyondTheMaximumIsIgnoredAndTheBackoffApplies() {
+        // a year-long hint (beyond max-retry-after, 24 h by default) is treated as invalid: backoff 2^2 s
+        Duration year = Duration.ofDays(365);
+        assertThat(RetryRules.decide(answer(429), 2, true, Optional.of(year), NOW, NOW.plus(Duration.ofDays(400)),
+                RetryRules.DEFAULT_MAX_RETRY_AFTER, LOWEST))
+                .isEqualTo(new RetryDecision.RetryAt(Duration.ofSeconds(4), NOW.plusSeconds(4)));
+        assertThat(RetryRules.honoured(Optional.of(year), RetryRules.DEFAULT_MAX_RETRY_AFTER)).isEmpty();
+        // exactly the maximum is still honoured
+        Duration day = Duration.ofHours(24);
+        assertThat(RetryRules.decide(answer(429), 2, true, Optional.of(day), NOW, NOW.plus(Duration.ofDays(3)),
+                RetryRules.DEFAULT_MAX_RETRY_AFTER, LOWEST))
+                .isEqualTo(new RetryDecision.RetryAt(day, NOW.plus(day)));
+        // a smaller configured maximum moves the line
+        assertThat(RetryRules.decide(answer(503), 1, true, Optional.of(Duration.ofMinutes(11)), NOW, FAR,
+                Duration.ofMinutes(10), LOWEST))
+                .isEqualTo(new RetryDecision.RetryAt(Duration.ofSeconds(2), NOW.plusSeconds(2)));
+    }
+
+    @Test
+    void anHonouredRetryAfterEndingAfterTheMaximumAgeDeadLettersWithItsOwnReason() {
+        // a valid 2 h hint, an event with 1 h left: retrying earlier would undercut it (R03), so the
+        // event is dead-lettered now, saying why
+        Instant expires = NOW.plus(Duration.ofHours(1));
+        assertThat(RetryRules.decide(answer(429), 1, true, Optional.of(Duration.ofHours(2)), NOW, expires,
+                RetryRules.DEFAULT_MAX_RETRY_AFTER, LOWEST))
+                .isEqualTo(new RetryDecision.DeadLetter(DeadLetterReason.RETRY_AFTER_BEYOND_MAX_AGE));
+        assertThat(DeadLetterReason.RETRY_AFTER_BEYOND_MAX_AGE.dbValue()).isEqualTo("retry_after_beyond_max_age");
+        // the backoff alone running past the maximum age is still plain expiry
+        assertThat(RetryRules.decide(answer(503), 2, true, Optional.empty(), NOW, NOW.plusSeconds(3),
+                RetryRules.DEFAULT_MAX_RETRY_AFTER, LOWEST))
+                .isEqualTo(new RetryDecision.DeadLetter(DeadLetterReason.EXPIRED));
+    }
+
     @ParameterizedTest(name = "{0} is retried")
     @CsvSource({"408", "429", "500", "502", "503", "504"})
     void theSixRetryableStatusesAreRetried(int status) {

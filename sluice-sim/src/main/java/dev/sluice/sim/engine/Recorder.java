@@ -10,7 +10,10 @@ import java.util.Map;
 
 /**
  * Counts events into one-second buckets and keeps the time-average of the calls waiting in clients.
- * Events must be reported in time order (the event loop guarantees it). Not thread-safe.
+ * Memory does not grow with the calls: per second a few counters (and that second's latencies, for
+ * its exact p99, reused from second to second); over the measure window two fixed-size
+ * {@link LatencyHistogram}s. Events must be reported in time order (the event loop guarantees it).
+ * Not thread-safe.
  */
 final class Recorder {
 
@@ -37,8 +40,9 @@ final class Recorder {
     private int waiting;
     private long lastNanos;
     private double areaNanos;
-    private LongList secondLatencies = new LongList();
-    private final LongList windowLatencies = new LongList();
+    private final LongList secondLatencies = new LongList();
+    private final LatencyHistogram windowSuccess = new LatencyHistogram();
+    private final LatencyHistogram windowFinished = new LatencyHistogram();
     private long windowWaitExits;
     private double windowWaitNanos;
     private long windowWaitEntries;
@@ -98,8 +102,11 @@ final class Recorder {
             }
             latencyMean[s] = sum / (double) l.size() / 1e6;
             latencyP99[s] = l.percentile(0.99) / 1e6;
+        } else {
+            latencyMean[s] = Double.NaN; // no call succeeded: no latency, not a latency of 0
+            latencyP99[s] = Double.NaN;
         }
-        secondLatencies = new LongList();
+        l.clear();
         if (progress != null) {
             progress.secondClosed(s);
         }
@@ -136,15 +143,24 @@ final class Recorder {
         shed[current]++;
     }
 
-    void failure() {
+    /**
+     * A call ended in failure after every layer gave up, {@code latencyNanos} after it was opened
+     * (its retries' and waits' time included).
+     */
+    void failure(long now, long latencyNanos) {
         failures[current]++;
+        if (inWindow(now)) {
+            windowFinished.add(latencyNanos);
+        }
     }
 
+    /** A call succeeded {@code latencyNanos} after it was opened (its retries' and waits' time included). */
     void success(long now, long latencyNanos) {
         successes[current]++;
         secondLatencies.add(latencyNanos);
         if (inWindow(now)) {
-            windowLatencies.add(latencyNanos);
+            windowSuccess.add(latencyNanos);
+            windowFinished.add(latencyNanos);
         }
     }
 
@@ -206,17 +222,10 @@ final class Recorder {
         v.put("amplification", c == 0 ? Double.NaN : req / (double) c);
         v.put("drop_fraction", c == 0 ? Double.NaN : thr / (double) c);
         v.put("accept_ratio", req + thr == 0 ? Double.NaN : acc / (double) (req + thr));
-        if (windowLatencies.size() == 0) {
-            v.put("latency_mean_ms", Double.NaN);
-            v.put("latency_p99_ms", Double.NaN);
-        } else {
-            double total = 0;
-            for (int i = 0; i < windowLatencies.size(); i++) {
-                total += windowLatencies.get(i);
-            }
-            v.put("latency_mean_ms", total / windowLatencies.size() / 1e6);
-            v.put("latency_p99_ms", windowLatencies.percentile(0.99) / 1e6);
-        }
+        v.put("latency_mean_ms", windowSuccess.mean() / 1e6);
+        v.put("latency_p99_ms", windowSuccess.percentile(0.99) / 1e6);
+        v.put("finished_latency_mean_ms", windowFinished.mean() / 1e6);
+        v.put("finished_latency_p99_ms", windowFinished.percentile(0.99) / 1e6);
         v.put("waiting_mean", waitingSum / span);
         v.put("wait_entries_per_s", windowWaitEntries / span);
         v.put("wait_mean_ms", windowWaitExits == 0 ? Double.NaN : windowWaitNanos / windowWaitExits / 1e6);
@@ -267,6 +276,10 @@ final class Recorder {
 
         int size() {
             return size;
+        }
+
+        void clear() {
+            size = 0;
         }
 
         long get(int i) {

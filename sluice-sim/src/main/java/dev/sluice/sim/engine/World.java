@@ -316,7 +316,7 @@ public final class World {
             schedule(new AppRetry(time.nanoTime() + (long) sleepNanos, job));
             return;
         }
-        recorder.failure();
+        recorder.failure(time.nanoTime(), time.nanoTime() - job.createdNanos);
     }
 
     private void schedule(Event e) {

@@ -51,7 +51,12 @@ public final class HtmlReport {
             }
             h.append("</tr>\n");
         }
-        h.append("</table>\n");
+        h.append("<tr><td class=\"k\">Little's law, L = λ × W</td>");
+        for (VariantResult v : result.variants()) {
+            String little = TerminalTable.littlesLaw(v.headline());
+            h.append("<td>").append(little == null ? "-" : x(little.substring(little.indexOf("L = ")))).append("</td>");
+        }
+        h.append("</tr>\n</table>\n");
 
         h.append("<h2>Settings</h2>\n");
         for (VariantResult v : result.variants()) {

@@ -6,6 +6,7 @@ import dev.sluice.sim.SimulationResult;
 import dev.sluice.sim.VariantResult;
 import dev.sluice.sim.scenario.Scenario;
 import java.io.PrintWriter;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -15,7 +16,7 @@ import java.util.Locale;
  */
 public final class TerminalTable {
 
-    private static final String HEADER = String.format(Locale.ROOT, "%6s %8s %8s %8s %8s %8s %7s %9s %8s %9s %10s %10s",
+    private static final String HEADER = String.format(Locale.ROOT, "%6s %8s %8s %8s %8s %8s %7s %9s %8s %9s %11s %11s",
             "second", "calls", "requests", "retries", "accepts", "rejected", "drops", "successes", "failures",
             "waiting", "lat_mean_ms", "lat_p99_ms");
 
@@ -42,7 +43,7 @@ public final class TerminalTable {
             if (perSecond) {
                 out.println(HEADER);
                 for (SecondRow r : v.rows()) {
-                    out.printf(Locale.ROOT, "%6d %8d %8d %8d %8d %8d %7d %9d %8d %9s %10s %10s%n", r.second(), r.calls(),
+                    out.printf(Locale.ROOT, "%6d %8d %8d %8d %8d %8d %7d %9d %8d %9s %11s %11s%n", r.second(), r.calls(),
                             r.requests(), r.retries(), r.accepts(), r.rejected(), r.drops(), r.successes(), r.failures(),
                             Numbers.fixed(r.waiting(), 1), Numbers.fixed(r.latencyMeanMillis(), 0),
                             Numbers.fixed(r.latencyP99Millis(), 0));
@@ -53,39 +54,90 @@ public final class TerminalTable {
         out.flush();
     }
 
-    private static void headline(Headline h, Scenario s, PrintWriter out) {
+    /** Headline figures in aligned columns, three to a line, then Little's law when the run has a queue. */
+    static void headline(Headline h, Scenario s, PrintWriter out) {
         out.printf(Locale.ROOT, "headline (%s to %s):", Settings.d(s.measureFrom()), Settings.d(s.measureTo()));
+        int nameWidth = Headline.METRICS.stream().mapToInt(String::length).max().orElse(0);
         int n = 0;
         for (String m : Headline.METRICS) {
             double v = h.get(m);
             if (Double.isNaN(v)) {
                 continue;
             }
-            out.print((n++ % 4 == 0) ? "\n  " : "  ");
-            out.printf(Locale.ROOT, "%-24s", m + " " + Numbers.format(Math.round(v * 1000) / 1000.0));
+            out.print((n++ % 3 == 0) ? "\n  " : "   ");
+            out.printf(Locale.ROOT, "%-" + nameWidth + "s %10s", m, Numbers.format(Math.round(v * 1000) / 1000.0));
         }
         out.println();
+        String little = littlesLaw(h);
+        if (little != null) {
+            out.println("  " + little);
+        }
     }
 
-    private static void grid(SimulationResult result, PrintWriter out) {
-        Scenario.Grid g = result.scenario().grid();
-        out.println();
-        out.printf(Locale.ROOT, "%s by %s (rows) and %s (columns); expected in brackets%n", g.metric(), g.rowLabel(),
-                g.columnLabel());
-        out.printf(Locale.ROOT, "%8s", g.rowLabel());
-        for (String c : g.columns()) {
-            out.printf(Locale.ROOT, " %14s", c);
+    /**
+     * Little's law over the measure window, {@code L = λ × W}, for the calls waiting in clients:
+     * the time-averaged count waiting against the entry rate times the mean wait; {@code null}
+     * when nothing waited.
+     */
+    static String littlesLaw(Headline h) {
+        double l = h.get("waiting_mean");
+        double lambda = h.get("wait_entries_per_s");
+        double w = h.get("wait_mean_ms") / 1000;
+        if (Double.isNaN(l) || Double.isNaN(lambda) || Double.isNaN(w) || lambda == 0) {
+            return null;
         }
-        out.println();
-        for (int r = 0; r < g.rows().size(); r++) {
-            out.printf(Locale.ROOT, "%8s", g.rows().get(r));
-            for (int c = 0; c < g.columns().size(); c++) {
-                int i = r * g.columns().size() + c;
+        return String.format(Locale.ROOT, "Little's law: L = %s calls waiting; λ × W = %s/s × %s s = %s", Numbers.fixed(l, 1),
+                Numbers.fixed(lambda, 2), Numbers.fixed(w, 2), Numbers.fixed(lambda * w, 1));
+    }
+
+    /**
+     * The grid's metric as a table, measured value with the expected one in brackets. Printed with
+     * the longer dimension down the page (a grid of 2 K values × 11 accept ratios is 11 lines of 2
+     * cells, not 2 lines of 11), every column as wide as its widest cell.
+     */
+    static void grid(SimulationResult result, PrintWriter out) {
+        Scenario.Grid g = result.scenario().grid();
+        int rows = g.rows().size();
+        int columns = g.columns().size();
+        boolean transpose = columns > rows;
+        String[][] cells = new String[rows][columns];
+        for (int r = 0; r < rows; r++) {
+            for (int c = 0; c < columns; c++) {
+                int i = r * columns + c;
                 String cell = Numbers.fixed(result.variants().get(i).headline().get(g.metric()), 3);
                 if (i < g.expected().size()) {
                     cell += " (" + Numbers.fixed(g.expected().get(i), 2) + ")";
                 }
-                out.printf(Locale.ROOT, " %14s", cell);
+                cells[r][c] = cell;
+            }
+        }
+        String downLabel = transpose ? g.columnLabel() : g.rowLabel();
+        String acrossLabel = transpose ? g.rowLabel() : g.columnLabel();
+        List<String> down = transpose ? g.columns() : g.rows();
+        List<String> across = transpose ? g.rows() : g.columns();
+        out.println();
+        out.printf(Locale.ROOT, "%s by %s (rows) and %s (columns); expected in brackets%n", g.metric(), downLabel,
+                acrossLabel);
+        int first = downLabel.length();
+        for (String d : down) {
+            first = Math.max(first, d.length());
+        }
+        int[] widths = new int[across.size()];
+        for (int a = 0; a < across.size(); a++) {
+            widths[a] = (acrossLabel + " = " + across.get(a)).length();
+            for (int d = 0; d < down.size(); d++) {
+                widths[a] = Math.max(widths[a], (transpose ? cells[a][d] : cells[d][a]).length());
+            }
+        }
+        out.printf(Locale.ROOT, "%-" + first + "s", downLabel);
+        for (int a = 0; a < across.size(); a++) {
+            out.printf(Locale.ROOT, "  %" + widths[a] + "s", acrossLabel + " = " + across.get(a));
+        }
+        out.println();
+        for (int d = 0; d < down.size(); d++) {
+            out.printf(Locale.ROOT, "%-" + first + "s", down.get(d));
+            for (int a = 0; a < across.size(); a++) {
+                out.printf(Locale.ROOT, "  %" + widths[a] + "s", transpose ? cells[a][d] : cells[d][a]);
             }
             out.println();
         }

@@ -44,7 +44,7 @@ import java.util.Set;
  * fleet:
  *   clients: 1
  *   arrivals: { process: constant|poisson|burst, rate: 1.0, from: 0s, to: .., size: 1, every: .. }
- *   call: { method: POST, deadline: none, priority: 0, cost: 1 }
+ *   call: { method: POST, deadline: none, priority: 0, cost: 1 }   # GET HEAD POST PUT DELETE OPTIONS PATCH
  *   sdk:
  *     enabled: true                 # false: a plain HTTP client (one attempt, nothing else)
  *     retry: { max_attempts: 3, jitter: true, backoff_base: 500ms, backoff_cap: 20s, max_wait: 60s }
@@ -440,6 +440,12 @@ public final class ScenarioReader {
         return new Arrivals(process, rate, from, to, size, every);
     }
 
+    /**
+     * The methods a simulated call may use (case-insensitive): RFC 9110's request methods for an API
+     * call, and PATCH (RFC 5789). CONNECT and TRACE are left out: they are not API calls.
+     */
+    static final List<String> HTTP_METHODS = List.of("GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH");
+
     private static CallShape call(Section fleet, CallShape base) {
         Section s = fleet.section("call", "call: method, deadline, priority, cost",
                 Set.of("method", "deadline", "priority", "cost"));
@@ -447,8 +453,10 @@ public final class ScenarioReader {
             return base;
         }
         String method = s.text("method", base.method());
-        if (!method.matches("[A-Za-z]+")) {
-            s.problems().add(s.node("method"), "must be an HTTP method such as GET or POST, was \"" + method + "\"");
+        if (!HTTP_METHODS.contains(method.toUpperCase(java.util.Locale.ROOT))) {
+            s.problems().add(s.node("method"), "must be one of " + String.join(", ", HTTP_METHODS)
+                    + " (RFC 9110 §9.3, RFC 5789), was \"" + method + "\"");
+            method = base.method();
         }
         Duration deadline = s.optionalDuration("deadline", base.deadline());
         if (deadline != null && !deadline.isPositive()) {

@@ -45,15 +45,23 @@ class ReportTest {
     }
 
     @Test
-    void jsonLinesCarryEverySecondThenTheHeadlines() {
+    void jsonLinesCarryATypeOnEveryLineScenarioThenEverySecondThenTheHeadlines() throws Exception {
         StringWriter out = new StringWriter();
         SeriesWriter.jsonLines(result, out);
         List<String> lines = out.toString().lines().toList();
 
-        assertThat(lines).hasSize(2 * 12 + 2);
-        assertThat(lines.get(3)).startsWith("{\"variant\":\"no jitter\",\"second\":3,\"calls\":0,\"requests\":100,");
-        assertThat(lines.get(24)).startsWith("{\"variant\":\"no jitter\",\"headline\":{\"calls_per_s\":");
-        assertThat(lines.get(24)).contains("\"recovery_s\":");
+        assertThat(lines).hasSize(1 + 2 * 12 + 2);
+        assertThat(lines.get(0)).isEqualTo("{\"type\":\"scenario\",\"name\":\"blip\",\"seed\":1,\"duration_s\":12,"
+                + "\"variants\":[\"no jitter\",\"jitter\"]}");
+        assertThat(lines.get(4)).startsWith(
+                "{\"type\":\"second\",\"variant\":\"no jitter\",\"second\":3,\"calls\":0,\"requests\":100,");
+        assertThat(lines.get(25)).startsWith("{\"type\":\"headline\",\"variant\":\"no jitter\",\"headline\":"
+                + "{\"calls_per_s\":");
+        assertThat(lines.get(25)).contains("\"recovery_s\":");
+        com.fasterxml.jackson.databind.ObjectMapper m = new com.fasterxml.jackson.databind.ObjectMapper();
+        for (String line : lines) {
+            assertThat(m.readTree(line).get("type").asText()).isIn(SeriesWriter.JSON_LINE_TYPES);
+        }
     }
 
     @Test
@@ -73,6 +81,7 @@ class ReportTest {
         String html = HtmlReport.render(result);
 
         assertThat(html).startsWith("<!DOCTYPE html>").contains("<svg", "peak_requests_per_s", "Retry-After 3 s",
+                "<td class=\"k\">Little's law, L = λ × W</td><td>L = ",
                 "100 clients, a 3 s blip &lt;answered&gt; with 503 &amp; Retry-After 3.");
         assertThat(html).doesNotContain("<script", "<link", "src=", "@import", "url(");
     }

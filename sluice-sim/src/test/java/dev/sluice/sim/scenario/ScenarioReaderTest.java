@@ -43,6 +43,15 @@ class ScenarioReaderTest {
     }
 
     @Test
+    void anUnknownHttpMethodIsOneProblemNamingTheKnownOnes() {
+        assertThat(problems("name: t\nduration: 5s\nfleet:\n  call: { method: FETCH }\n"))
+                .containsExactly("s.yaml:4: fleet.call.method: must be one of GET, HEAD, POST, PUT, DELETE, OPTIONS,"
+                        + " PATCH (RFC 9110 §9.3, RFC 5789), was \"FETCH\"");
+        assertThat(read("name: t\nduration: 5s\nfleet:\n  call: { method: patch }\n").variants().get(0).fleet()
+                .call().method()).isEqualTo("PATCH");
+    }
+
+    @Test
     void variantsOverrideOnlyWhatTheyName() {
         Scenario s = read("""
                 name: t
