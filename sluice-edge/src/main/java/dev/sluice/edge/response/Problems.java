@@ -213,11 +213,31 @@ public final class Problems {
      * @param retryAfterSeconds when the key's requests are decided again, ≥ 1
      */
     public EdgeResponse escalated(boolean blocked, long retryAfterSeconds, String detail) {
+        return escalated(blocked, retryAfterSeconds, detail, null, List.of());
+    }
+
+    /**
+     * As {@link #escalated(boolean, long, String)}, with the rate-limit members of the key's last denial
+     * (SPEC §3.4): {@code limit} (the policy the hold is reported under, whose {@code RateLimit} member the
+     * caller sets to {@code t} = {@code retryAfterSeconds}) and {@code violated-policies}.
+     *
+     * @param limit the denying policy's name, or {@code null} for none
+     * @param violated the names of the policies that refused, in plan order
+     */
+    public EdgeResponse escalated(boolean blocked, long retryAfterSeconds, String detail, String limit,
+            List<String> violated) {
         String code = blocked ? "retry_loop_blocked" : "rate_limited";
-        ProblemDetails body = ProblemDetails.builder().type(type(code))
+        ProblemDetails.Builder b = ProblemDetails.builder().type(type(code))
                 .title(blocked ? "Temporarily blocked: retry loop" : "Too many retries")
-                .status(429).detail(detail).retryAfterSeconds(retryAfterSeconds).build();
-        return problem(429, body, retryAfterSeconds);
+                .status(429).detail(detail);
+        if (limit != null) {
+            b.limit(limit);
+        }
+        b.retryAfterSeconds(retryAfterSeconds);
+        if (!violated.isEmpty()) {
+            b.violatedPolicies(violated);
+        }
+        return problem(429, b.build(), retryAfterSeconds);
     }
 
     /**
