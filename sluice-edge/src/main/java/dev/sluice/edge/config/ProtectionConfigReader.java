@@ -26,7 +26,7 @@ final class ProtectionConfigReader {
             "retry-after", "adaptive"));
     private static final Set<String> ADAPTIVE = new LinkedHashSet<>(List.of("initial-limit", "min-limit", "max-limit"));
     private static final Set<String> IDEMPOTENCY = new LinkedHashSet<>(List.of("retention", "max-response-bytes",
-            "lease", "store"));
+            "lease", "store", "on-store-unavailable", "unavailable-retry-after"));
     private static final Set<String> ESCALATION = new LinkedHashSet<>(List.of("enabled", "threshold-percent", "window",
             "min-requests", "max-doublings", "max-retry-after", "block"));
 
@@ -110,8 +110,19 @@ final class ProtectionConfigReader {
                         yield Optional.empty();
                     }
                 }));
+        IdempotencyConfig.OnStoreUnavailable onUnavailable = node.get("on-store-unavailable").flatMap(n ->
+                n.asText(problems).flatMap(t -> switch (t.strip().toLowerCase(Locale.ROOT)) {
+                    case "reject" -> Optional.of(IdempotencyConfig.OnStoreUnavailable.REJECT);
+                    case "forward" -> Optional.of(IdempotencyConfig.OnStoreUnavailable.FORWARD);
+                    default -> {
+                        problems.add(n, "must be reject or forward, was \"" + t + "\"");
+                        yield Optional.empty();
+                    }
+                })).orElse(d.onStoreUnavailable());
+        Duration unavailableRetryAfter = node.get("unavailable-retry-after")
+                .flatMap(n -> EdgeConfigReader.readDuration(n, problems)).orElse(d.unavailableRetryAfter());
         try {
-            return new IdempotencyConfig(retention, max, lease, store);
+            return new IdempotencyConfig(retention, max, lease, store, onUnavailable, unavailableRetryAfter);
         } catch (IllegalArgumentException e) {
             problems.add(node, e.getMessage());
             return d;

@@ -205,6 +205,23 @@ public final class Problems {
     }
 
     /**
+     * 503 {@code idempotency_store_unavailable} (SPEC §3.11): a request with an {@code Idempotency-Key}
+     * cannot be checked against its record, and forwarding it blindly could carry it out twice. Not charged;
+     * the client retries with the same key after {@code Retry-After}.
+     *
+     * @param retryAfter the back-off to advertise, rounded up to whole seconds, ≥ 1
+     */
+    public EdgeResponse idempotencyStoreUnavailable(Duration retryAfter) {
+        long seconds = RetryAfter.delaySeconds(retryAfter);
+        ProblemDetails body = ProblemDetails.builder().type(type("idempotency_store_unavailable"))
+                .title("Idempotency records unavailable").status(503)
+                .detail("The API cannot check this Idempotency-Key right now, so the request was not carried out; "
+                        + "retry with the same Idempotency-Key after " + seconds + " s.")
+                .retryAfterSeconds(seconds).build();
+        return problem(503, body, seconds);
+    }
+
+    /**
      * 429 of the escalation stage (SPEC §3.12): a key whose requests keep arriving inside its own
      * Retry-After window is told to wait longer ({@code rate_limited}, {@code blocked} false) or is
      * blocked for a while ({@code retry_loop_blocked}; the draft-11 {@code abnormal-usage-detected} type
