@@ -53,8 +53,8 @@ import org.slf4j.LoggerFactory;
  *   <li>Not recorded (the claim is abandoned, so a retry goes through): the request was rejected before
  *       the upstream (429, 503 shed, ...), never answered (unreachable, timeout, client gone before the
  *       request was sent whole), or the upstream said it did nothing: 408, 425, 429, 503.</li>
- *   <li>A retry with the same method, path and body digest gets the recorded answer with
- *       {@code Idempotent-Replayed: true}; another method, path or body gets 409
+ *   <li>A retry with the same method, path, query and body digest gets the recorded answer with
+ *       {@code Idempotent-Replayed: true}; another method, path, query or body gets 409
  *       {@code idempotency_conflict}; a retry while the first is in flight gets 409
  *       {@code idempotency_in_flight} with {@code Retry-After: 1}; a recorded answer that was too large
  *       gets 409 saying so.</li>
@@ -158,7 +158,8 @@ public final class IdempotencyStage implements EdgeStage {
                     "Idempotency-Key " + problem + "."), DecisionOutcome.BAD_REQUEST);
         }
         IdempotencyKey key = new IdempotencyKey(apiKey.limiterKey(), value);
-        RequestTarget target = new RequestTarget(request.head().method(), request.head().path());
+        // the query is part of the request (SPEC §3.11): ?carrier=ups and ?carrier=dhl are two labels
+        RequestTarget target = new RequestTarget(request.head().method(), request.head().target());
         retryUnwritten();
         Local mine = local.get(key);
         CompletionStage<Void> before = mine instanceof Unsaved || mine instanceof Unabandoned

@@ -187,7 +187,8 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
         RequestHead head = new RequestHead(request.method().name(), HttpMessages.path(request.uri()),
                 request.headers().getAll(HttpHeaderNames.AUTHORIZATION),
                 request.headers().getAll(HttpHeaderNames.CONTENT_LENGTH), bodyExpected, clientAddress(),
-                request.headers().getAll(IDEMPOTENCY_KEY), request.headers().getAll(REQUEST_TIMEOUT), receivedNanos);
+                request.headers().getAll(IDEMPOTENCY_KEY), request.headers().getAll(REQUEST_TIMEOUT), receivedNanos,
+                HttpMessages.query(request.uri()));
         Exchange ex = new Exchange(request, head, announced, receivedNanos);
         ex.keepAlive = stream || HttpUtil.isKeepAlive(request);
         ex.expectContinue = HttpUtil.is100ContinueExpected(request);
