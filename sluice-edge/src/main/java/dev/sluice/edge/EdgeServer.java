@@ -164,7 +164,8 @@ public final class EdgeServer implements AutoCloseable {
             AtomicReference<EdgeDecider> deciderRef = new AtomicReference<>();
             Supplier<Problems> problems = () -> deciderRef.get().rules().problems();
             ProtectionConfig protection = config.protection();
-            RetryLoopEscalation escalation = new RetryLoopEscalation(protection.escalation(), options.time(), problems);
+            RetryLoopEscalation escalation = new RetryLoopEscalation(protection.escalation(), options.time(), problems,
+                    (key, policy, seconds) -> deciderRef.get().heldFields(key, policy, seconds));
             UpstreamConfig up = config.upstream();
             Duration lease = protection.idempotency().lease().isZero()
                     ? up.connectTimeout().plus(up.responseTimeout()).plusSeconds(5) : protection.idempotency().lease();

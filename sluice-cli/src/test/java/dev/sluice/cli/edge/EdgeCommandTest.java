@@ -72,4 +72,25 @@ class EdgeCommandTest {
         }
         assertThat(t.isAlive()).isFalse();
     }
+
+    @Test
+    void theEdgesLogLinesCarryAnIso8601Timestamp(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("edge.yaml");
+        Files.writeString(file, """
+                listen: 0
+                admin: off
+                plans:
+                  free:
+                    policies:
+                      - { name: burst, kind: burst, q: 20, w: 2 }
+                keys:
+                  sk_1: free
+                """);
+        try (EdgeProcesses edges = EdgeProcesses.start(1, file)) {
+            String line = edges.log(0).lines().filter(l -> l.contains("edge listening on")).findFirst().orElseThrow();
+            // simplelogger.properties of the sluice command: 2026-11-30T17:52:32.123Z [main] INFO dev.sluice...
+            assertThat(line).matches("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}(Z|[+-]\\d{2}:\\d{2}) "
+                    + "\\[main\\] INFO dev\\.sluice\\.edge\\.EdgeServer - edge listening on .*");
+        }
+    }
 }

@@ -89,6 +89,11 @@ final class EdgeProcesses implements AutoCloseable {
         }
     }
 
+    /** What edge {@code i} wrote to stderr so far (its log lines). */
+    String log(int i) throws IOException {
+        return Files.readString(logs.get(i));
+    }
+
     /** The port of edge {@code i}. */
     int port(int i) {
         return ports.get(i);

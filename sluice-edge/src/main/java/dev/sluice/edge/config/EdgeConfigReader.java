@@ -593,6 +593,11 @@ public final class EdgeConfigReader {
         if (n.isEmpty()) {
             return dflt;
         }
+        String expected = expectedNumber(field, min, max);
+        if (expected != null) {
+            OptionalLong v = n.get().asLong(problems, min, max, expected);
+            return v.isPresent() ? v.getAsLong() : dflt;
+        }
         OptionalLong v = n.get().asLong(problems);
         if (v.isEmpty()) {
             return dflt;
@@ -603,6 +608,21 @@ public final class EdgeConfigReader {
             return dflt;
         }
         return v.getAsLong();
+    }
+
+    /**
+     * What an integer field with a unit holds, with the unit and an example, for error messages:
+     * {@code max-header-bytes} is "a number of bytes like 16384", {@code threshold-percent} "a whole percentage
+     * like 20 (no % sign)"; {@code null} for a plain count ({@code pool-size}, {@code port}).
+     */
+    static String expectedNumber(String field, long min, long max) {
+        if (field.endsWith("-bytes")) {
+            return "a number of bytes like " + Math.max(min, Math.min(max, 16_384));
+        }
+        if (field.endsWith("-percent")) {
+            return "a whole percentage like " + Math.max(min, Math.min(max, 20)) + " (no % sign)";
+        }
+        return null;
     }
 
     private static boolean boolField(ConfigNode node, String field, ConfigProblems problems) {
@@ -617,12 +637,24 @@ public final class EdgeConfigReader {
         return false;
     }
 
+    /** A hint for a near miss: a bare number ({@code 5}: "add a unit") or a fraction ({@code 1.5s}). */
+    private static String durationHint(String text) {
+        if (text.matches("\\d{1,9}")) {
+            return " (add a unit: " + text + "s or " + text + "ms)";
+        }
+        if (text.matches("\\d+\\.\\d+\\s*(ms|s|m|h)")) {
+            return " (whole numbers only: use a smaller unit, e.g. 1500ms for 1.5s)";
+        }
+        return "";
+    }
+
     /** {@code 500ms}, {@code 2s}, {@code 1m}, {@code 1h}; a problem and empty otherwise. */
     static Optional<Duration> readDuration(ConfigNode node, ConfigProblems problems) {
         String text = node.kind() == ConfigNode.Kind.SCALAR ? node.text().strip() : "";
         Matcher m = DURATION.matcher(text);
         if (!m.matches()) {
-            problems.add(node, "must be a duration with a unit (500ms, 2s, 1m, 1h), was " + node.describe());
+            problems.add(node, "must be a duration like 250ms or 2s (units ms, s, m, h), was " + node.describe()
+                    + durationHint(text));
             return Optional.empty();
         }
         long n = Long.parseLong(m.group(1));

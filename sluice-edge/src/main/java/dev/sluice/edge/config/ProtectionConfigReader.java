@@ -26,7 +26,7 @@ final class ProtectionConfigReader {
             "retry-after", "adaptive"));
     private static final Set<String> ADAPTIVE = new LinkedHashSet<>(List.of("initial-limit", "min-limit", "max-limit"));
     private static final Set<String> IDEMPOTENCY = new LinkedHashSet<>(List.of("retention", "max-response-bytes",
-            "lease", "store"));
+            "lease", "store", "on-store-unavailable", "unavailable-retry-after"));
     private static final Set<String> ESCALATION = new LinkedHashSet<>(List.of("enabled", "threshold-percent", "window",
             "min-requests", "max-doublings", "max-retry-after", "block"));
 
@@ -66,8 +66,7 @@ final class ProtectionConfigReader {
                 })).orElse(SheddingConfig.Mode.STATIC);
         int limit = (int) intField(node, "limit", 1, 1_000_000, d.limit(), problems);
         int reserved = (int) intField(node, "reserved-percent", 0, 100, d.reservedPercent(), problems);
-        Duration retryAfter = node.get("retry-after").flatMap(n -> EdgeConfigReader.readDuration(n, problems))
-                .orElse(d.retryAfter());
+        Duration retryAfter = atLeastASecond(node, "retry-after", problems).orElse(d.retryAfter());
         int initial = d.initialLimit();
         int min = d.minLimit();
         int max = d.maxLimit();
@@ -110,8 +109,19 @@ final class ProtectionConfigReader {
                         yield Optional.empty();
                     }
                 }));
+        IdempotencyConfig.OnStoreUnavailable onUnavailable = node.get("on-store-unavailable").flatMap(n ->
+                n.asText(problems).flatMap(t -> switch (t.strip().toLowerCase(Locale.ROOT)) {
+                    case "reject" -> Optional.of(IdempotencyConfig.OnStoreUnavailable.REJECT);
+                    case "forward" -> Optional.of(IdempotencyConfig.OnStoreUnavailable.FORWARD);
+                    default -> {
+                        problems.add(n, "must be reject or forward, was \"" + t + "\"");
+                        yield Optional.empty();
+                    }
+                })).orElse(d.onStoreUnavailable());
+        Duration unavailableRetryAfter = atLeastASecond(node, "unavailable-retry-after", problems)
+                .orElse(d.unavailableRetryAfter());
         try {
-            return new IdempotencyConfig(retention, max, lease, store);
+            return new IdempotencyConfig(retention, max, lease, store, onUnavailable, unavailableRetryAfter);
         } catch (IllegalArgumentException e) {
             problems.add(node, e.getMessage());
             return d;
@@ -141,6 +151,17 @@ final class ProtectionConfigReader {
         }
     }
 
+    /** A Retry-After duration field: whole seconds on the wire, so at least 1s (reported at the field's line). */
+    private static Optional<Duration> atLeastASecond(ConfigNode node, String field, ConfigProblems problems) {
+        return node.get(field).flatMap(n -> EdgeConfigReader.readDuration(n, problems).filter(d -> {
+            if (d.compareTo(Duration.ofSeconds(1)) < 0) {
+                problems.add(n, "must be at least 1s (Retry-After is sent in whole seconds), was " + n.text().strip());
+                return false;
+            }
+            return true;
+        }));
+    }
+
     private static boolean flagProblem(ConfigNode n, ConfigProblems problems) {
         problems.add(n, "must be true or false, was \"" + n.text() + "\"");
         return false;
@@ -151,7 +172,9 @@ final class ProtectionConfigReader {
         if (n.isEmpty()) {
             return dflt;
         }
-        OptionalLong v = n.get().asLong(problems, min, max);
+        String expected = EdgeConfigReader.expectedNumber(field, min, max);
+        OptionalLong v = expected == null ? n.get().asLong(problems, min, max)
+                : n.get().asLong(problems, min, max, expected);
         return v.isPresent() ? v.getAsLong() : dflt;
     }
 }

@@ -199,6 +199,27 @@ public final class EdgeDecider {
         store.refundAsync(request.caller().limiterKey(), charge);
     }
 
+    /**
+     * The rate-limit fields of a 429 that holds {@code key} off for {@code retryAfterSeconds} although its
+     * limiter might admit sooner (the escalation stage, SPEC §3.12): the key's standing, uncharged, with
+     * policy {@code policy}'s member at {@code r=0} and {@code t} = {@code retryAfterSeconds}, so the field
+     * agrees with {@code Retry-After} (SPEC §2.3). When the store cannot be read: the policy line alone.
+     *
+     * @param policy the name of the policy the hold is reported under (the key's last denying policy)
+     * @param retryAfterSeconds the hold's {@code Retry-After}, ≥ 1
+     */
+    public CompletionStage<List<Header>> heldFields(Caller.ApiKey key, String policy, long retryAfterSeconds) {
+        int soft = rules.softLimitPercent();
+        return store.usageAsync(key.limiterKey(), key.plan()).thenApply(states -> {
+            List<PolicyState> held = new ArrayList<>(states.size());
+            for (PolicyState s : states) {
+                held.add(s.policy().name().equals(policy)
+                        ? new PolicyState(s.policy(), 0, retryAfterSeconds, s.used(), s.resetAtEpochSecond()) : s);
+            }
+            return LimitFields.headers(key.plan(), held, soft);
+        }).exceptionally(error -> LimitFields.headers(key.plan(), List.of(), soft));
+    }
+
     /** SPEC §1 {@code concurrent-requests}: the slots an admission holds come back when the exchange ends. */
     private ExchangeListener releaseOnEnd(Caller caller, Allowed charge) {
         return new ExchangeListener() {
@@ -247,7 +268,7 @@ public final class EdgeDecider {
                 yield CompletableFuture.completedFuture(route.dryRun()
                         ? new Verdict.Forward(request, headers, Optional.empty(), record, List.of(), List.of())
                         : new Verdict.Answer(r.problems().denied(denied, request.costs()).withHeaders(headers),
-                                record));
+                                record, Optional.of(denied)));
             }
             case CostExceedsBurst tooBig -> usageOrNone(route, key).thenApply(states -> {
                 DecisionRecord record = new DecisionRecord(route.id(), keyClass, DecisionOutcome.COST_EXCEEDS_BURST,

@@ -20,10 +20,12 @@ import java.util.Objects;
  *     delay-seconds from when it sent the request (SPEC §3.9)
  * @param receivedNanos the edge's monotonic clock when the head arrived ({@code TimeSource.nanoTime()});
  *     deadlines are counted from it
+ * @param query the request target's query, without the {@code ?} (not decoded); empty for none. Part of an
+ *     idempotent request's fingerprint (SPEC §3.11): the same path with another query is another request
  */
 public record RequestHead(String method, String path, List<String> authorization, List<String> contentLength,
         boolean bodyExpected, String clientAddress, List<String> idempotencyKey, List<String> requestTimeout,
-        long receivedNanos) {
+        long receivedNanos, String query) {
 
     public RequestHead {
         Objects.requireNonNull(method, "method");
@@ -33,6 +35,26 @@ public record RequestHead(String method, String path, List<String> authorization
         Objects.requireNonNull(clientAddress, "clientAddress");
         idempotencyKey = List.copyOf(idempotencyKey);
         requestTimeout = List.copyOf(requestTimeout);
+        Objects.requireNonNull(query, "query");
+    }
+
+    /** A head without a query. */
+    public RequestHead(String method, String path, List<String> authorization, List<String> contentLength,
+            boolean bodyExpected, String clientAddress, List<String> idempotencyKey, List<String> requestTimeout,
+            long receivedNanos) {
+        this(method, path, authorization, contentLength, bodyExpected, clientAddress, idempotencyKey, requestTimeout,
+                receivedNanos, "");
+    }
+
+    /** The path and, when there is one, {@code ?} and the query: the target as the client sent it. */
+    public String target() {
+        return query.isEmpty() ? path : path + "?" + query;
+    }
+
+    /** This head with the query {@code q} (without {@code ?}; tests). */
+    public RequestHead withQuery(String q) {
+        return new RequestHead(method, path, authorization, contentLength, bodyExpected, clientAddress,
+                idempotencyKey, requestTimeout, receivedNanos, q);
     }
 
     /** A head without {@code Idempotency-Key} or {@code Request-Timeout}, received at nanos 0. */
@@ -50,18 +72,18 @@ public record RequestHead(String method, String path, List<String> authorization
     /** This head with {@code Idempotency-Key} field lines (tests). */
     public RequestHead withIdempotencyKey(String... values) {
         return new RequestHead(method, path, authorization, contentLength, bodyExpected, clientAddress,
-                List.of(values), requestTimeout, receivedNanos);
+                List.of(values), requestTimeout, receivedNanos, query);
     }
 
     /** This head with {@code Request-Timeout} field lines (tests). */
     public RequestHead withRequestTimeout(String... values) {
         return new RequestHead(method, path, authorization, contentLength, bodyExpected, clientAddress,
-                idempotencyKey, List.of(values), receivedNanos);
+                idempotencyKey, List.of(values), receivedNanos, query);
     }
 
     /** This head received at {@code nanos} on the edge's monotonic clock. */
     public RequestHead withReceivedNanos(long nanos) {
         return new RequestHead(method, path, authorization, contentLength, bodyExpected, clientAddress,
-                idempotencyKey, requestTimeout, nanos);
+                idempotencyKey, requestTimeout, nanos, query);
     }
 }

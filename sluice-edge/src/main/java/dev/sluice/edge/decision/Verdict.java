@@ -4,6 +4,7 @@ import dev.sluice.edge.response.EdgeResponse;
 import dev.sluice.edge.response.Header;
 import dev.sluice.edge.softlimit.QuotaWarning;
 import dev.sluice.limiter.Allowed;
+import dev.sluice.limiter.Denied;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -22,11 +23,22 @@ public sealed interface Verdict permits Verdict.Answer, Verdict.Forward, Verdict
     /**
      * The edge writes {@code response}; nothing reaches the upstream, and the request body (if any) is
      * discarded or the connection/stream closed (SPEC §3.1).
+     *
+     * @param response what the client gets
+     * @param record what is counted
+     * @param denial the limiter's denial behind a 429 (its policy and {@code violated-policies}, for a
+     *     stage that answers that key later, SPEC §3.12); empty for every other answer
      */
-    record Answer(EdgeResponse response, DecisionRecord record) implements Verdict {
+    record Answer(EdgeResponse response, DecisionRecord record, Optional<Denied> denial) implements Verdict {
         public Answer {
             Objects.requireNonNull(response, "response");
             Objects.requireNonNull(record, "record");
+            Objects.requireNonNull(denial, "denial");
+        }
+
+        /** An answer that is not a limiter's denial. */
+        public Answer(EdgeResponse response, DecisionRecord record) {
+            this(response, record, Optional.empty());
         }
     }
 

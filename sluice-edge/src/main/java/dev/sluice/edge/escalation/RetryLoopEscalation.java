@@ -7,8 +7,12 @@ import dev.sluice.edge.decision.EdgeRequest;
 import dev.sluice.edge.decision.Verdict;
 import dev.sluice.edge.pipeline.EdgeStage;
 import dev.sluice.edge.pipeline.ThrottledLog;
+import dev.sluice.edge.response.Header;
 import dev.sluice.edge.response.Problems;
+import dev.sluice.limiter.Policy;
 import dev.sluice.time.TimeSource;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -17,22 +21,27 @@ import java.util.function.Supplier;
 import org.slf4j.LoggerFactory;
 
 /**
- * Abusive retry loops (SPEC §3.12), the first stage: per API key it counts, over a sliding window
- * (default a minute, in six buckets), the key's requests and those that arrived inside the key's own
- * last Retry-After window. When the early share is above the threshold (default 50 %) with at least
- * {@code min-requests} early requests, the key escalates one level:
+ * Abusive retry loops (SPEC §3.12), the first stage: per API key <em>and client address</em> (a loop)
+ * it counts, over a sliding window (default a minute, in six buckets), the loop's requests and those that
+ * arrived inside the loop's own last Retry-After window. When the early share is above the threshold
+ * (default 50 %) with at least {@code min-requests} early requests, the loop escalates one level:
  * <ul>
  *   <li>levels 1..{@code max-doublings}: the key's next 429 tells it to wait {@code 2^level} times the
  *       limiter's Retry-After (capped at {@code max-retry-after}), and the stage holds it to that: until
  *       then its requests get that 429 from here, without reaching the limiter (never charged);</li>
+ *   <li>every 429 of the stage is a rate-limit 429 like the limiter's (SPEC §2.3, §3.4): {@code limit} and
+ *       {@code violated-policies} of the loop's last denial, {@code retry_after_s} = {@code Retry-After},
+ *       and that policy's {@code RateLimit} member at {@code r=0}, {@code t} = {@code Retry-After};</li>
  *   <li>one level more: a temporary block ({@code block}, default 120 s): every request is a 429
  *       {@code retry_loop_blocked} (draft-11 {@code abnormal-usage-detected} with
  *       {@code problem.types: iana}) whose Retry-After is the time left.</li>
  * </ul>
  * Each escalation is logged (at most 20 lines a minute for the whole edge); a level decays by one for
- * each {@code window} without a new escalation, and the key's state is dropped once it is calm. Keys
- * never share state: another key's requests are neither counted nor delayed. Thread-safe (one small
- * lock per key in trouble; keys without a recent 429 cost one map lookup).
+ * each {@code window} without a new escalation, and the loop's state is dropped once it is calm. Loops
+ * never share state: another key's requests, and another client address's requests with the same key (a
+ * key shared by several clients, one of them misbehaving), are neither counted nor delayed; they still
+ * share the key's limits. Thread-safe (one small lock per loop in trouble; keys without a recent 429 cost
+ * one map lookup).
  */
 public final class RetryLoopEscalation implements EdgeStage {
 
@@ -41,14 +50,42 @@ public final class RetryLoopEscalation implements EdgeStage {
     private final EscalationConfig config;
     private final TimeSource time;
     private final Supplier<Problems> problems;
-    private final ConcurrentHashMap<String, KeyLoop> keys = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<LoopId, KeyLoop> keys = new ConcurrentHashMap<>();
+    private final HeldFields heldFields;
     private final ThrottledLog log;
     private final long windowNanos;
     private final long bucketNanos;
     private final AtomicBoolean sweeping = new AtomicBoolean();
     private volatile int sweepAt = 1024;
 
+    /**
+     * The rate-limit fields of a 429 the stage writes itself: the key's standing with {@code policy}'s member
+     * at {@code r=0}, {@code t=retryAfterSeconds} ({@link dev.sluice.edge.decision.EdgeDecider#heldFields}).
+     */
+    @FunctionalInterface
+    public interface HeldFields {
+        CompletionStage<List<Header>> fields(Caller.ApiKey key, String policy, long retryAfterSeconds);
+    }
+
+    /** A retry loop: one API key from one client address (SPEC §3.12: other clients are unaffected). */
+    private record LoopId(String key, String clientAddress) {
+    }
+
+    /**
+     * A stage whose own 429s get their rate-limit fields later, from the limiter's standing (the decider adds
+     * them, with the limiter's {@code t}); {@link #RetryLoopEscalation(EscalationConfig, TimeSource, Supplier,
+     * HeldFields)} is what the edge uses.
+     */
     public RetryLoopEscalation(EscalationConfig config, TimeSource time, Supplier<Problems> problems) {
+        this(config, time, problems, null);
+    }
+
+    /**
+     * @param heldFields the fields of the stage's own 429s, or {@code null} to leave them to the decider
+     */
+    public RetryLoopEscalation(EscalationConfig config, TimeSource time, Supplier<Problems> problems,
+            HeldFields heldFields) {
+        this.heldFields = heldFields;
         this.config = config;
         this.time = time;
         this.problems = problems;
@@ -57,9 +94,12 @@ public final class RetryLoopEscalation implements EdgeStage {
         this.bucketNanos = Math.max(1, windowNanos / BUCKETS);
     }
 
-    /** The escalation level of {@code apiKey} now: 0 calm, 1..max-doublings longer waits, above: blocked. */
-    public int level(String apiKey) {
-        KeyLoop k = keys.get(apiKey);
+    /**
+     * The escalation level of {@code apiKey} from {@code clientAddress} now: 0 calm, 1..max-doublings longer
+     * waits, above: blocked.
+     */
+    public int level(String apiKey, String clientAddress) {
+        KeyLoop k = keys.get(new LoopId(apiKey, clientAddress));
         if (k == null) {
             return 0;
         }
@@ -67,6 +107,17 @@ public final class RetryLoopEscalation implements EdgeStage {
             k.decay(time.nanoTime());
             return k.level;
         }
+    }
+
+    /** The highest escalation level of {@code apiKey} over its client addresses now (tests, operators). */
+    public int level(String apiKey) {
+        int max = 0;
+        for (Map.Entry<LoopId, KeyLoop> e : keys.entrySet()) {
+            if (e.getKey().key().equals(apiKey)) {
+                max = Math.max(max, level(apiKey, e.getKey().clientAddress()));
+            }
+        }
+        return max;
     }
 
     /** Keys with escalation state (for tests and metrics). */
@@ -79,14 +130,18 @@ public final class RetryLoopEscalation implements EdgeStage {
         if (!config.enabled() || !(request.caller() instanceof Caller.ApiKey apiKey)) {
             return chain.proceed(request);
         }
-        String key = apiKey.limiterKey();
+        LoopId key = new LoopId(apiKey.limiterKey(), request.head().clientAddress());
         long now = time.nanoTime();
         KeyLoop k = keys.get(key);
         int level = 0;
         if (k != null) {
             long waitNanos;
             boolean blocked;
+            String limit;
+            List<String> violated;
             synchronized (k) {
+                limit = k.limit;
+                violated = k.violated;
                 k.decay(now);
                 k.count(now);
                 k.maybeEscalate(now);
@@ -103,24 +158,37 @@ public final class RetryLoopEscalation implements EdgeStage {
                         ? "This key kept retrying inside its Retry-After window; it is blocked for " + seconds
                                 + " s. Honour Retry-After."
                         : "This key keeps retrying before its Retry-After; wait " + seconds + " s.";
-                return CompletableFuture.completedFuture(new Verdict.Answer(
-                        problems.get().escalated(blocked, seconds, detail),
-                        new DecisionRecord(request.route().id(), request.keyClass(), DecisionOutcome.ESCALATED, false)));
+                return held(apiKey, new Verdict.Answer(problems.get().escalated(blocked, seconds, detail, limit,
+                        violated), new DecisionRecord(request.route().id(), request.keyClass(),
+                        DecisionOutcome.ESCALATED, false)), limit, seconds);
             }
         }
         int levelAtStart = level;
-        return chain.proceed(request).thenApply(v -> afterDecision(request, key, v, levelAtStart));
+        return chain.proceed(request).thenCompose(v -> afterDecision(request, key, v, levelAtStart));
+    }
+
+    /** The stage's own 429 with the key's fields, its policy held at {@code r=0}, {@code t=seconds}. */
+    private CompletionStage<Verdict> held(Caller.ApiKey key, Verdict.Answer answer, String limit, long seconds) {
+        if (heldFields == null || limit == null) {
+            return CompletableFuture.completedFuture(answer);
+        }
+        return heldFields.fields(key, limit, seconds).thenApply(fields ->
+                new Verdict.Answer(answer.response().withHeaders(fields), answer.record()));
     }
 
     /** Remembers the key's Retry-After window from a 429; lengthens it when the key is escalated. */
-    private Verdict afterDecision(EdgeRequest request, String key, Verdict v, int level) {
+    private CompletionStage<Verdict> afterDecision(EdgeRequest request, LoopId key, Verdict v, int level) {
+        CompletionStage<Verdict> same = CompletableFuture.completedFuture(v);
         if (!(v instanceof Verdict.Answer a) || a.response().status() != 429) {
-            return v;
+            return same;
         }
         long retryAfter = a.response().header("Retry-After").map(RetryLoopEscalation::parseSeconds).orElse(0L);
         if (retryAfter <= 0) {
-            return v;
+            return same;
         }
+        String limit = a.denial().map(d -> d.policy().name()).orElse(null);
+        List<String> violated = a.denial().map(d -> d.violated().stream().map(Policy::name).toList())
+                .orElse(List.of());
         long now = time.nanoTime();
         long seconds = retryAfter;
         if (level > 0) {
@@ -129,21 +197,26 @@ public final class RetryLoopEscalation implements EdgeStage {
         }
         // logs name the key by its id and plan, never by the key (SPEC §3.12: "and logs it")
         String logName = request.caller() instanceof Caller.ApiKey apiKey
-                ? "key_id=" + apiKey.keyId() + " plan=" + apiKey.plan().name() : "key";
+                ? "key_id=" + apiKey.keyId() + " plan=" + apiKey.plan().name() + " client=" + key.clientAddress()
+                : "key";
         KeyLoop k = keys.computeIfAbsent(key, x -> new KeyLoop(now, logName));
         synchronized (k) {
             k.windowEnd = now + seconds * 1_000_000_000L;
             if (level > 0) {
                 k.penaltyUntil = k.windowEnd;
             }
+            if (limit != null) {
+                k.limit = limit;
+                k.violated = violated;
+            }
         }
         maybeSweep(now);
-        if (level == 0 || seconds == retryAfter) {
-            return v;
+        if (level == 0 || seconds == retryAfter || !(request.caller() instanceof Caller.ApiKey apiKey)) {
+            return same;
         }
-        return new Verdict.Answer(problems.get().escalated(false, seconds, "This key keeps retrying before its "
-                + "Retry-After; wait " + seconds + " s."), new DecisionRecord(request.route().id(), request.keyClass(),
-                DecisionOutcome.ESCALATED, false));
+        return held(apiKey, new Verdict.Answer(problems.get().escalated(false, seconds, "This key keeps retrying "
+                + "before its Retry-After; wait " + seconds + " s.", limit, violated), new DecisionRecord(
+                request.route().id(), request.keyClass(), DecisionOutcome.ESCALATED, false)), limit, seconds);
     }
 
     private void maybeSweep(long now) {
@@ -185,6 +258,9 @@ public final class RetryLoopEscalation implements EdgeStage {
         final long origin;
         long windowEnd;
         long penaltyUntil;
+        /** the policy and violated-policies of the loop's last limiter denial (null / empty before one) */
+        String limit;
+        List<String> violated = List.of();
         long blockedUntil;
         int level;
         long lastEscalation;

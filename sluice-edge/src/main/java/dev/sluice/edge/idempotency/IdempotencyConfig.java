@@ -14,6 +14,8 @@ import java.util.Optional;
  *   lease: 0s                   # in-flight marker lifetime; 0 = upstream connect + response timeout + 5 s
  *   store: redis                # where records live: memory, or redis (the store section's Redis);
  *                               # default: redis when the store section is Redis, else memory
+ *   on-store-unavailable: reject  # reject: 503 idempotency_store_unavailable; forward: without a record
+ *   unavailable-retry-after: 1s   # Retry-After of that 503
  * }</pre>
  *
  * @param retention how long a recorded answer is replayed, &gt; 0
@@ -22,8 +24,23 @@ import java.util.Optional;
  *     upstream timeouts
  * @param store where records live, as configured; empty: the limiter store's kind (so replicas sharing a
  *     Redis also share their records, and a retry that lands on another replica is still replayed)
+ * @param onStoreUnavailable what a request with an {@code Idempotency-Key} gets when the store cannot be
+ *     reached (SPEC §3.11: forwarding it blindly could carry it out twice)
+ * @param unavailableRetryAfter the {@code Retry-After} of the 503 {@code idempotency_store_unavailable}, ≥ 1 s
  */
-public record IdempotencyConfig(Duration retention, int maxResponseBytes, Duration lease, Optional<Store> store) {
+public record IdempotencyConfig(Duration retention, int maxResponseBytes, Duration lease, Optional<Store> store,
+        OnStoreUnavailable onStoreUnavailable, Duration unavailableRetryAfter) {
+
+    /** What a request with an {@code Idempotency-Key} gets while the store cannot be reached. */
+    public enum OnStoreUnavailable {
+        /** 503 {@code idempotency_store_unavailable} with {@code Retry-After} (the default): never carried out twice. */
+        REJECT,
+        /** Forwarded without a record: a retry may be carried out again (for APIs that deduplicate themselves). */
+        FORWARD
+    }
+
+    /** The {@code Retry-After} of a 503 {@code idempotency_store_unavailable} by default. */
+    public static final Duration DEFAULT_UNAVAILABLE_RETRY_AFTER = Duration.ofSeconds(1);
 
     /** Where records live (SPEC §3.11 across replicas, §3.14). */
     public enum Store {
@@ -41,6 +58,11 @@ public record IdempotencyConfig(Duration retention, int maxResponseBytes, Durati
         Objects.requireNonNull(retention, "retention");
         Objects.requireNonNull(lease, "lease");
         Objects.requireNonNull(store, "store");
+        Objects.requireNonNull(onStoreUnavailable, "onStoreUnavailable");
+        Objects.requireNonNull(unavailableRetryAfter, "unavailableRetryAfter");
+        if (unavailableRetryAfter.compareTo(Duration.ofSeconds(1)) < 0) {
+            throw new IllegalArgumentException("unavailable-retry-after: must be >= 1s, was " + unavailableRetryAfter);
+        }
         if (retention.isNegative() || retention.isZero()) {
             throw new IllegalArgumentException("retention: must be > 0, was " + retention);
         }
@@ -55,6 +77,11 @@ public record IdempotencyConfig(Duration retention, int maxResponseBytes, Durati
     /** Records wherever the limiter store keeps its state. */
     public IdempotencyConfig(Duration retention, int maxResponseBytes, Duration lease) {
         this(retention, maxResponseBytes, lease, Optional.empty());
+    }
+
+    /** A store that cannot be reached is a 503 with {@code Retry-After: 1}. */
+    public IdempotencyConfig(Duration retention, int maxResponseBytes, Duration lease, Optional<Store> store) {
+        this(retention, maxResponseBytes, lease, store, OnStoreUnavailable.REJECT, DEFAULT_UNAVAILABLE_RETRY_AFTER);
     }
 
     public static IdempotencyConfig defaults() {

@@ -31,6 +31,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.slf4j.LoggerFactory;
 
@@ -52,14 +53,25 @@ import org.slf4j.LoggerFactory;
  *   <li>Not recorded (the claim is abandoned, so a retry goes through): the request was rejected before
  *       the upstream (429, 503 shed, ...), never answered (unreachable, timeout, client gone before the
  *       request was sent whole), or the upstream said it did nothing: 408, 425, 429, 503.</li>
- *   <li>A retry with the same method, path and body digest gets the recorded answer with
- *       {@code Idempotent-Replayed: true}; another method, path or body gets 409
+ *   <li>A retry with the same method, path, query and body digest gets the recorded answer with
+ *       {@code Idempotent-Replayed: true}; another method, path, query or body gets 409
  *       {@code idempotency_conflict}; a retry while the first is in flight gets 409
  *       {@code idempotency_in_flight} with {@code Retry-After: 1}; a recorded answer that was too large
  *       gets 409 saying so.</li>
  * </ul>
- * A store that fails (a shared store unreachable) never fails the request: it is forwarded without a
- * record, and the failure is logged (at most 10 lines a minute). Thread-safe.
+ * <p><b>A store that cannot be reached</b> (a shared Redis down; failures logged at most 10 lines a minute).
+ * A request with an {@code Idempotency-Key} is not forwarded blindly, as a retry of a request already carried
+ * out would be carried out again: it gets 503 {@code idempotency_store_unavailable} with
+ * {@code unavailable-retry-after} (charged to nothing), or, with {@code on-store-unavailable: forward}, goes
+ * on without a record. Claims this edge holds are known here too, so they are still answered right: a
+ * duplicate of one in flight gets 409 {@code idempotency_in_flight}, a retry of one whose answer could not
+ * be written gets that answer replayed; and the write (the answer, or giving the claim back) is retried
+ * when the store answers again: before the next request with the same key, and at most once a second on
+ * any request through the stage. A claim whose answer is not written before its lease ends in the store
+ * (a shared store down longer than {@code lease}) is lost there: another replica may then carry out a
+ * retry again. Entries kept here are bounded by the requests in flight when the store went away.
+ *
+ * <p>Thread-safe.
  */
 public final class IdempotencyStage implements EdgeStage {
 
@@ -81,6 +93,32 @@ public final class IdempotencyStage implements EdgeStage {
     private final Supplier<Problems> problems;
     private final Duration lease;
     private final ThrottledLog log;
+    private final TimeSource time;
+    /** Claims this edge holds or could not write (SPEC §3.11 while the store cannot be reached). */
+    private final ConcurrentHashMap<IdempotencyKey, Local> local = new ConcurrentHashMap<>();
+    /** whether some write failed and waits in {@link #local} */
+    private volatile boolean unwritten;
+    private volatile long nextRetryNanos;
+
+    /** What this edge knows of one of its claims. */
+    private sealed interface Local {
+        String token();
+
+        RequestTarget target();
+    }
+
+    /** Acquired here and not ended. */
+    private record InFlightHere(String token, RequestTarget target) implements Local {
+    }
+
+    /** Ended with an answer the store did not take yet. */
+    private record Unsaved(String token, RequestTarget target, RequestFingerprint fingerprint,
+            RecordedResponse response) implements Local {
+    }
+
+    /** Ended without an answer worth keeping; the store did not take the give-back yet. */
+    private record Unabandoned(String token, RequestTarget target) implements Local {
+    }
 
     /**
      * @param lease the in-flight marker lifetime (the edge passes the configured one or its upstream
@@ -92,6 +130,7 @@ public final class IdempotencyStage implements EdgeStage {
         this.store = store;
         this.lease = lease;
         this.problems = problems;
+        this.time = time;
         this.log = new ThrottledLog(LoggerFactory.getLogger(IdempotencyStage.class), time, 10);
     }
 
@@ -119,15 +158,26 @@ public final class IdempotencyStage implements EdgeStage {
                     "Idempotency-Key " + problem + "."), DecisionOutcome.BAD_REQUEST);
         }
         IdempotencyKey key = new IdempotencyKey(apiKey.limiterKey(), value);
-        RequestTarget target = new RequestTarget(request.head().method(), request.head().path());
-        CompletionStage<Claim> claim;
-        try {
-            claim = store.beginAsync(key, target, lease);
-        } catch (RuntimeException e) {
-            claim = CompletableFuture.failedFuture(e);
-        }
-        return claim.handle((c, error) -> c != null ? c : storeFailed(error)).thenCompose(c -> switch (c) {
-            case null -> chain.proceed(request);
+        // the query is part of the request (SPEC §3.11): ?carrier=ups and ?carrier=dhl are two labels
+        RequestTarget target = new RequestTarget(request.head().method(), request.head().target());
+        retryUnwritten();
+        Local mine = local.get(key);
+        CompletionStage<Void> before = mine instanceof Unsaved || mine instanceof Unabandoned
+                ? write(key, mine) : CompletableFuture.completedFuture(null);
+        CompletionStage<Claim> claim = before.thenCompose(x -> {
+            try {
+                return store.beginAsync(key, target, lease);
+            } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        });
+        return claim.handle((c, error) -> c != null ? onClaim(request, chain, key, target, c)
+                : storeFailed(request, chain, key, target, error)).thenCompose(v -> v);
+    }
+
+    private CompletionStage<Verdict> onClaim(EdgeRequest request, Chain chain, IdempotencyKey key,
+            RequestTarget target, Claim c) {
+        return switch (c) {
             case Claim.Acquired a -> proceedRecording(request, chain, key, a.token(), target);
             case Claim.InFlight f -> answer(request, problems.get().idempotencyConflict(true,
                     "A request with this Idempotency-Key is still in progress; retry in a second."),
@@ -136,29 +186,109 @@ public final class IdempotencyStage implements EdgeStage {
                     "This Idempotency-Key was used for " + x.recorded() + "; use a new key for a new request."),
                     DecisionOutcome.IDEMPOTENCY_CONFLICT);
             case Claim.Completed done -> CompletableFuture.completedFuture(replay(request, done));
+        };
+    }
+
+    /**
+     * The store could not be reached: a claim of this edge is answered from what it knows; any other request
+     * is refused with 503 (or forwarded without a record, when configured so).
+     */
+    private CompletionStage<Verdict> storeFailed(EdgeRequest request, Chain chain, IdempotencyKey key,
+            RequestTarget target, Throwable error) {
+        Throwable cause = error instanceof CompletionException ce && ce.getCause() != null ? ce.getCause() : error;
+        Local here = local.get(key);
+        if (here instanceof InFlightHere || here instanceof Unsaved) {
+            log.warn("idempotency store failed; answering from this edge's own claim: {}", cause.toString());
+            if (!here.target().equals(target)) {
+                return onClaim(request, chain, key, target, new Claim.Conflict(here.target()));
+            }
+            return onClaim(request, chain, key, target, here instanceof Unsaved u
+                    ? new Claim.Completed(u.fingerprint(), u.response()) : new Claim.InFlight(target));
+        }
+        if (config.onStoreUnavailable() == IdempotencyConfig.OnStoreUnavailable.FORWARD) {
+            log.warn("idempotency store failed; forwarding without a record (on-store-unavailable: forward): {}",
+                    cause.toString());
+            return chain.proceed(request);
+        }
+        log.warn("idempotency store failed; answering 503 idempotency_store_unavailable: {}", cause.toString());
+        return answer(request, problems.get().idempotencyStoreUnavailable(config.unavailableRetryAfter()),
+                DecisionOutcome.UNAVAILABLE);
+    }
+
+    /**
+     * Writes what {@code pending} holds to the store (its answer, or the claim given back); forgets it once the
+     * store took it (or said the claim is no longer this one), keeps it for a later try otherwise. Never fails.
+     */
+    private CompletionStage<Void> write(IdempotencyKey key, Local pending) {
+        CompletionStage<Boolean> op;
+        try {
+            op = switch (pending) {
+                case Unsaved u -> store.completeAsync(key, u.token(), u.fingerprint(), u.response(),
+                        config.retention());
+                case Unabandoned a -> store.abandonAsync(key, a.token());
+                case InFlightHere f -> CompletableFuture.completedFuture(true);
+            };
+        } catch (RuntimeException e) {
+            op = CompletableFuture.failedFuture(e);
+        }
+        return op.handle((done, error) -> {
+            if (error == null) {
+                local.remove(key, pending);
+            } else {
+                unwritten = true;
+                log.warn("idempotency store failed to {}; kept on this edge to retry: {}",
+                        pending instanceof Unsaved ? "record an answer" : "abandon a claim", error.toString());
+            }
+            return null;
         });
     }
 
-    private Claim storeFailed(Throwable error) {
-        Throwable cause = error instanceof CompletionException ce && ce.getCause() != null ? ce.getCause() : error;
-        log.warn("idempotency store failed; forwarding without a record: {}", cause.toString());
-        return null;
+    /** At most once a second, retries the writes that failed (the store may be back). */
+    private void retryUnwritten() {
+        if (!unwritten) {
+            return;
+        }
+        long now = time.nanoTime();
+        if (now - nextRetryNanos < 0) {
+            return;
+        }
+        nextRetryNanos = now + 1_000_000_000L;
+        unwritten = false;
+        local.forEach((key, l) -> {
+            if (!(l instanceof InFlightHere)) {
+                write(key, l);
+            }
+        });
+    }
+
+    /** Replaces this edge's entry of {@code key} by {@code next} if it is still the claim named by its token. */
+    private void settle(IdempotencyKey key, Local next) {
+        Local[] kept = new Local[1];
+        local.compute(key, (k, cur) -> {
+            Local v = cur == null || cur.token().equals(next.token()) ? next : cur;
+            kept[0] = v;
+            return v;
+        });
+        if (kept[0] == next) {
+            write(key, next);
+        }
     }
 
     private CompletionStage<Verdict> proceedRecording(EdgeRequest request, Chain chain, IdempotencyKey key,
             String token, RequestTarget target) {
+        local.put(key, new InFlightHere(token, target));
         CompletionStage<Verdict> next;
         try {
             next = chain.proceed(request);
         } catch (RuntimeException e) {
-            abandon(key, token);
+            abandon(key, token, target);
             throw e;
         }
         return next.handle((v, error) -> {
             if (v instanceof Verdict.Forward f) {
                 return f.withListener(new Recorder(key, token, target));
             }
-            abandon(key, token); // rejected before the upstream: a retry may go through
+            abandon(key, token, target); // rejected before the upstream: a retry may go through
             if (error != null) {
                 throw error instanceof RuntimeException re ? re : new CompletionException(error);
             }
@@ -190,15 +320,8 @@ public final class IdempotencyStage implements EdgeStage {
         };
     }
 
-    private void abandon(IdempotencyKey key, String token) {
-        try {
-            store.abandonAsync(key, token).exceptionally(e -> {
-                log.warn("idempotency store failed to abandon a claim: {}", e.toString());
-                return false;
-            });
-        } catch (RuntimeException e) {
-            log.warn("idempotency store failed to abandon a claim: {}", e.toString());
-        }
+    private void abandon(IdempotencyKey key, String token, RequestTarget target) {
+        settle(key, new Unabandoned(token, target));
     }
 
     private static CompletionStage<Verdict> answer(EdgeRequest request, EdgeResponse response, DecisionOutcome outcome) {
@@ -277,7 +400,7 @@ public final class IdempotencyStage implements EdgeStage {
             }
             settled = true;
             if (NOT_DONE.contains(status) || status < 200) {
-                abandon(key, token);
+                abandon(key, token, target);
                 return;
             }
             RecordedResponse answer = body != null
@@ -285,21 +408,14 @@ public final class IdempotencyStage implements EdgeStage {
                     : new RecordedResponse.NotReplayable(status, "the response body exceeded "
                             + config.maxResponseBytes() + " bytes");
             RequestFingerprint fingerprint = new RequestFingerprint(target, bodySha256);
-            try {
-                store.completeAsync(key, token, fingerprint, answer, config.retention()).exceptionally(e -> {
-                    log.warn("idempotency store failed to record an answer: {}", e.toString());
-                    return false;
-                });
-            } catch (RuntimeException e) {
-                log.warn("idempotency store failed to record an answer: {}", e.toString());
-            }
+            settle(key, new Unsaved(token, target, fingerprint, answer));
         }
 
         @Override
         public void onEnd(boolean completed) {
             if (!settled) {
                 settled = true;
-                abandon(key, token);
+                abandon(key, token, target);
             }
         }
 

@@ -187,7 +187,8 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
         RequestHead head = new RequestHead(request.method().name(), HttpMessages.path(request.uri()),
                 request.headers().getAll(HttpHeaderNames.AUTHORIZATION),
                 request.headers().getAll(HttpHeaderNames.CONTENT_LENGTH), bodyExpected, clientAddress(),
-                request.headers().getAll(IDEMPOTENCY_KEY), request.headers().getAll(REQUEST_TIMEOUT), receivedNanos);
+                request.headers().getAll(IDEMPOTENCY_KEY), request.headers().getAll(REQUEST_TIMEOUT), receivedNanos,
+                HttpMessages.query(request.uri()));
         Exchange ex = new Exchange(request, head, announced, receivedNanos);
         ex.keepAlive = stream || HttpUtil.isKeepAlive(request);
         ex.expectContinue = HttpUtil.is100ContinueExpected(request);
@@ -488,6 +489,11 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
         }
         ex.deadlineNanos = Deadlines.deadlineNanos(verdict.request());
         ex.state = State.CONNECTING;
+        if (ex.deadlineNanos != Deadlines.NONE) {
+            // SPEC §3.9: the answer comes at the deadline, whatever the upstream or the pool is doing then
+            long left = ex.deadlineNanos - edge.time().nanoTime();
+            ex.deadlineTimer = ctx.executor().schedule(ex::deadlineReached, Math.max(0, left), TimeUnit.NANOSECONDS);
+        }
         if (ex.expectContinue && !ex.requestComplete) {
             ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
         }
@@ -538,6 +544,7 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
 
     /** Drops a forwarded request whose client deadline passed before it reached the upstream. */
     private void deadlinePassed(Exchange ex) {
+        ex.cancelTimer();
         String route = ex.forward.record().route();
         edge.metrics().dropped(route, "deadline");
         ex.forward.charge().ifPresent(charge -> edge.decider().refund(ex.forward.request(), charge));
@@ -747,6 +754,8 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
         boolean upstreamFlushPending;
         boolean upstreamKeepAlive;
         ScheduledFuture<?> responseTimer;
+        /** fires at the request's deadline (client Request-Timeout or route timeout), or null */
+        ScheduledFuture<?> deadlineTimer;
         /** a forwarded body that stops moving (SPEC bad input; RFC 9110 §15.5.9), while it is being sent */
         StallTimer bodyTimer;
         boolean responseStarted;
@@ -851,7 +860,57 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
                 responseTimer.cancel(false);
                 responseTimer = null;
             }
+            if (deadlineTimer != null) {
+                deadlineTimer.cancel(false);
+                deadlineTimer = null;
+            }
             stopBodyTimer();
+        }
+
+        /**
+         * The request's deadline passed (SPEC §3.9). Still waiting for an upstream connection: dropped, 503
+         * and refunded. At the upstream without its answer's head: 504 {@code upstream_timeout}, not refunded
+         * (the upstream may have carried it out); when a stage wants the answer (an idempotency record) and
+         * the whole request was sent, the edge answers the client and closes its side (HTTP/1.1: the
+         * connection; HTTP/2: the stream ends), and keeps reading the upstream's answer for the record.
+         */
+        void deadlineReached() {
+            deadlineTimer = null;
+            if (this != exchange || clientGone || responseStarted) {
+                return;
+            }
+            if (state == State.CONNECTING) {
+                deadlinePassed(this);
+                return;
+            }
+            if (state != State.FORWARDING) {
+                return;
+            }
+            String route = forward.record().route();
+            String detail = "The request's deadline passed before the API answered.";
+            if (!canFinishWithoutClient()) {
+                upstreamFailed(true, new TimeoutException("deadline passed at the upstream"), detail);
+                return;
+            }
+            edge.metrics().upstreamOutcome(route, "timeout");
+            cancelTimer();
+            startResponseTimer(); // bounds the detached read (it was cancelled with the deadline timer)
+            clientGone = true;
+            detached = true;
+            releasePending();
+            upstream.config().setAutoRead(true);
+            responseWritten = true;
+            keepAlive = false;
+            FullHttpResponse resp = HttpMessages.toNetty(problems().plain(504, "upstream_timeout", "Gateway timeout",
+                    detail).withHeaders(forward.responseHeaders()), edge.dates().now());
+            if (stream) {
+                ctx.writeAndFlush(resp);
+            } else {
+                HttpUtil.setKeepAlive(resp, false);
+                closing = true;
+                releaseBacklog();
+                ctx.writeAndFlush(resp).addListener(ChannelFutureListener.CLOSE);
+            }
         }
 
         /**
@@ -1136,6 +1195,10 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
 
         /** The upstream could not be reached, failed, or timed out: 502/504 if nothing was sent yet. */
         void upstreamFailed(boolean timeout, Throwable cause) {
+            upstreamFailed(timeout, cause, timeout ? "The API did not answer in time." : "The API could not be reached.");
+        }
+
+        void upstreamFailed(boolean timeout, Throwable cause, String detail) {
             if (state == State.DONE || clientGone) {
                 return;
             }
@@ -1153,10 +1216,8 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
                 return;
             }
             EdgeResponse r = timeout
-                    ? problems().plain(504, "upstream_timeout", "Gateway timeout",
-                            "The API did not answer in time.")
-                    : problems().plain(502, "upstream_unavailable", "Bad gateway",
-                            "The API could not be reached.");
+                    ? problems().plain(504, "upstream_timeout", "Gateway timeout", detail)
+                    : problems().plain(502, "upstream_unavailable", "Bad gateway", detail);
             List<Header> fields = forward.responseHeaders();
             responseWritten = true;
             endResponse(this, HttpMessages.toNetty(r.withHeaders(fields), edge.dates().now()), true);

@@ -71,6 +71,16 @@ final class HttpMessages {
         return u.substring(0, end);
     }
 
+    /** The query of a request target, without {@code ?} and any fragment; empty when there is none. */
+    static String query(String uri) {
+        int q = uri.indexOf('?');
+        if (q < 0) {
+            return "";
+        }
+        int hash = uri.indexOf('#', q);
+        return uri.substring(q + 1, hash < 0 ? uri.length() : hash);
+    }
+
     /** The request target in origin-form (path and query) for the upstream. */
     static String originForm(String uri) {
         if (uri.startsWith("/")) {

@@ -205,6 +205,23 @@ public final class Problems {
     }
 
     /**
+     * 503 {@code idempotency_store_unavailable} (SPEC §3.11): a request with an {@code Idempotency-Key}
+     * cannot be checked against its record, and forwarding it blindly could carry it out twice. Not charged;
+     * the client retries with the same key after {@code Retry-After}.
+     *
+     * @param retryAfter the back-off to advertise, rounded up to whole seconds, ≥ 1
+     */
+    public EdgeResponse idempotencyStoreUnavailable(Duration retryAfter) {
+        long seconds = RetryAfter.delaySeconds(retryAfter);
+        ProblemDetails body = ProblemDetails.builder().type(type("idempotency_store_unavailable"))
+                .title("Idempotency records unavailable").status(503)
+                .detail("The API cannot check this Idempotency-Key right now, so the request was not carried out; "
+                        + "retry with the same Idempotency-Key after " + seconds + " s.")
+                .retryAfterSeconds(seconds).build();
+        return problem(503, body, seconds);
+    }
+
+    /**
      * 429 of the escalation stage (SPEC §3.12): a key whose requests keep arriving inside its own
      * Retry-After window is told to wait longer ({@code rate_limited}, {@code blocked} false) or is
      * blocked for a while ({@code retry_loop_blocked}; the draft-11 {@code abnormal-usage-detected} type
@@ -213,11 +230,31 @@ public final class Problems {
      * @param retryAfterSeconds when the key's requests are decided again, ≥ 1
      */
     public EdgeResponse escalated(boolean blocked, long retryAfterSeconds, String detail) {
+        return escalated(blocked, retryAfterSeconds, detail, null, List.of());
+    }
+
+    /**
+     * As {@link #escalated(boolean, long, String)}, with the rate-limit members of the key's last denial
+     * (SPEC §3.4): {@code limit} (the policy the hold is reported under, whose {@code RateLimit} member the
+     * caller sets to {@code t} = {@code retryAfterSeconds}) and {@code violated-policies}.
+     *
+     * @param limit the denying policy's name, or {@code null} for none
+     * @param violated the names of the policies that refused, in plan order
+     */
+    public EdgeResponse escalated(boolean blocked, long retryAfterSeconds, String detail, String limit,
+            List<String> violated) {
         String code = blocked ? "retry_loop_blocked" : "rate_limited";
-        ProblemDetails body = ProblemDetails.builder().type(type(code))
+        ProblemDetails.Builder b = ProblemDetails.builder().type(type(code))
                 .title(blocked ? "Temporarily blocked: retry loop" : "Too many retries")
-                .status(429).detail(detail).retryAfterSeconds(retryAfterSeconds).build();
-        return problem(429, body, retryAfterSeconds);
+                .status(429).detail(detail);
+        if (limit != null) {
+            b.limit(limit);
+        }
+        b.retryAfterSeconds(retryAfterSeconds);
+        if (!violated.isEmpty()) {
+            b.violatedPolicies(violated);
+        }
+        return problem(429, b.build(), retryAfterSeconds);
     }
 
     /**

@@ -33,6 +33,7 @@ import java.util.function.Supplier;
  *   SHEDDABLE_PLUS  L · (1 − r)        (CRITICAL* alone may use the top r · L)
  *   SHEDDABLE       L · (1 − 3r/2)
  * </pre>
+ * (rounded down; {@code CRITICAL} at least 1, so a tiny limit still serves the default criticality)
  * so as in-flight rises, {@code SHEDDABLE} is shed first, then {@code SHEDDABLE_PLUS}, then
  * {@code CRITICAL}, and {@code CRITICAL_PLUS} last. A shed request gets 503 {@code overloaded} with
  * {@code Retry-After} and outcome {@link DecisionOutcome#SHED}. A request whose deadline (the client's
@@ -83,7 +84,10 @@ public final class CriticalityShedder implements EdgeStage {
         };
         // L · (1 − steps · r / 200), rounded down, in integers
         long cut = (long) limit * steps * reservedPercent;
-        return (int) Math.max(0, limit - (cut + 199) / 200);
+        int ceiling = (int) Math.max(0, limit - (cut + 199) / 200);
+        // CRITICAL, the default, is never shut out: below L = 200 / r its half of the reserve rounds to
+        // nothing and it may use one slot (SHEDDABLE* stay out of the reserve whatever L is)
+        return c == Criticality.CRITICAL && limit >= 1 ? Math.max(1, ceiling) : ceiling;
     }
 
     @Override

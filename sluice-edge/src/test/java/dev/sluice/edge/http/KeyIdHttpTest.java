@@ -102,7 +102,8 @@ class KeyIdHttpTest {
             System.setErr(stderr);
         }
         String log = captured.toString(StandardCharsets.UTF_8);
-        assertThat(log).contains("retry loop: key_id=" + KeyIds.DEFAULT.id(FREE_1) + " plan=free escalated to level 1")
+        assertThat(log).contains("retry loop: key_id=" + KeyIds.DEFAULT.id(FREE_1)
+                        + " plan=free client=127.0.0.1 escalated to level 1")
                 .doesNotContain("sk_test");
     }
 }

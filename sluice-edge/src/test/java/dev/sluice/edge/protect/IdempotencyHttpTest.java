@@ -141,6 +141,28 @@ class IdempotencyHttpTest {
     }
 
     @Test
+    void theQueryIsPartOfTheFingerprintAnotherQueryIs409AndTheSameOneIsReplayed() {
+        HttpResponse<String> ups = buyAt("/v1/labels?carrier=ups", "order-1006");
+        HttpResponse<String> dhl = buyAt("/v1/labels?carrier=dhl", "order-1006");
+        HttpResponse<String> noQuery = buyAt("/v1/labels", "order-1006");
+        HttpResponse<String> upsAgain = buyAt("/v1/labels?carrier=ups", "order-1006");
+
+        assertThat(ups.statusCode()).isEqualTo(201);
+        assertThat(dhl.statusCode()).isEqualTo(409); // SPEC §3.11: another request under the same key
+        assertThat(dhl.body()).contains("/errors/idempotency_conflict").contains("POST /v1/labels?carrier=ups");
+        assertThat(noQuery.statusCode()).isEqualTo(409);
+        assertThat(upsAgain.statusCode()).isEqualTo(201);
+        assertThat(upsAgain.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(upstream.requests()).isEqualTo(1);
+    }
+
+    private HttpResponse<String> buyAt(String target, String idempotencyKey) {
+        return edge.send(HttpRequest.newBuilder(edge.uri(target)).timeout(Duration.ofSeconds(10))
+                .header("Authorization", "Bearer " + FREE).header("Idempotency-Key", idempotencyKey)
+                .POST(HttpRequest.BodyPublishers.ofString("{\"to\":\"Ada\"}")).build());
+    }
+
+    @Test
     void aRouteThatRequiresAKeyAnswersWithoutOne400IdempotencyKeyRequired() {
         HttpResponse<String> r = buy(null, "{\"to\":\"Ada\"}");
 

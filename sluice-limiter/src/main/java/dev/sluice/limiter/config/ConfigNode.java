@@ -283,6 +283,31 @@ public final class ConfigNode {
         return v;
     }
 
+    /**
+     * The integer value of this node if it is within {@code [min, max]}, else a problem naming what is
+     * expected and empty: {@code must be whole seconds like 60, was "2s"}, {@code must be in 1..100 (a whole
+     * percentage like 20), was 120}.
+     *
+     * @param expected what the value is, with its unit and an example ({@code "whole seconds like 60"})
+     */
+    public OptionalLong asLong(ConfigProblems problems, long min, long max, String expected) {
+        if (!(kind == Kind.SCALAR && scalarType == ScalarType.INTEGER && integer != null)) {
+            problems.add(this, "must be " + expected + ", was " + describe());
+            return OptionalLong.empty();
+        }
+        if (integer instanceof java.math.BigInteger big && big.bitLength() > 63) {
+            problems.add(this, "must be " + expected + " that fits in 64 bits, was " + text);
+            return OptionalLong.empty();
+        }
+        long v = integer.longValue();
+        if (v < min || v > max) {
+            problems.add(this, (max == Long.MAX_VALUE ? "must be >= " + min : "must be in " + min + ".." + max)
+                    + " (" + expected + "), was " + v);
+            return OptionalLong.empty();
+        }
+        return OptionalLong.of(v);
+    }
+
     /** A short description of the value for messages: {@code 0}, {@code "abc"}, {@code a list}, ... */
     public String describe() {
         return switch (kind) {

@@ -283,7 +283,8 @@ public final class LimiterConfig {
             forbid(node, "window", "burst policies refill continuously; window is for quota policies", problems);
             forbid(node, "anchor-day", "anchor-day is for monthly quota policies", problems);
             OptionalLong w = required(node, "w", problems)
-                    .map(n -> n.asLong(problems, 1, BurstPolicy.MAX_WINDOW_SECONDS)).orElse(OptionalLong.empty());
+                    .map(n -> n.asLong(problems, 1, BurstPolicy.MAX_WINDOW_SECONDS, "whole seconds like 60"))
+                    .orElse(OptionalLong.empty());
             if (problems.list().size() == before && name.isPresent() && q.isPresent() && w.isPresent()) {
                 try {
                     policy = new BurstPolicy(name.get(), q.getAsLong(), w.getAsLong(), unit, pk);

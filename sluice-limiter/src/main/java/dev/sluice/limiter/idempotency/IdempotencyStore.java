@@ -46,8 +46,9 @@ import java.util.concurrent.CompletionStage;
  * test jar). Every method is thread-safe. The {@code ...Async} variants are what an event loop calls:
  * a network store completes them when its reply arrives (never blocking the caller), the in-memory
  * store (the defaults here) answers at once. A store that cannot answer completes the async stage
- * exceptionally (or throws from the blocking method); the edge then forwards without a record rather
- * than failing the request.
+ * exceptionally (or throws from the blocking method); the edge then answers 503
+ * {@code idempotency_store_unavailable} rather than risk carrying a retry out twice (or, configured so,
+ * forwards without a record), and retries a {@code complete} or {@code abandon} that failed.
  */
 public interface IdempotencyStore extends AutoCloseable {
 

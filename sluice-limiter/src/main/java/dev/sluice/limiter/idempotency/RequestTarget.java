@@ -3,12 +3,13 @@ package dev.sluice.limiter.idempotency;
 import java.util.Objects;
 
 /**
- * The part of a request's fingerprint known from its head alone: method and path (SPEC §3.11). A
+ * The part of a request's fingerprint known from its head alone: method and target (SPEC §3.11). A
  * claim is made with it before the body has been read; the body's digest completes the
  * {@link RequestFingerprint} once the body has streamed through.
  *
  * @param method the request method as sent ({@code POST}); not empty
- * @param path the request path as sent, without the query; not empty
+ * @param path the request target as sent: the path and, when it has one, {@code ?} and the query (the edge
+ *     passes both: the same path with another query is another request); not empty
  * @throws IllegalArgumentException naming the field when one is empty
  */
 public record RequestTarget(String method, String path) {
