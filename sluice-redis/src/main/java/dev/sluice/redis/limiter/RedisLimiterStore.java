@@ -503,6 +503,9 @@ public final class RedisLimiterStore implements LimiterStore {
             return CompletableFuture.completedFuture(null);
         }
         requireOpen();
+        if (denyCache != null) {
+            denyCache.forget(key); // a cached denial counted this slot: ask Redis next time
+        }
         if (fallback.isDegraded(charge.plan())) {
             fallback.release(key, charge);
             return CompletableFuture.completedFuture(null);
