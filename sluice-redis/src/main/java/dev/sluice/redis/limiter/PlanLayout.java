@@ -15,10 +15,9 @@ import dev.sluice.redis.internal.HashTags;
  * What the limiter script needs to know about one plan, computed once per plan: the per-policy
  * arguments and the per-policy suffix of the Redis key.
  *
- * <p><b>Keys.</b> {@code <prefix>{<key>}:<descriptor>:<policy name>}. The braces are a Redis Cluster
- * hash tag, so every policy of one API key lives in one slot and one script can touch them all; the
- * API key is escaped ({@code % { }} as {@code %25 %7B %7D}) so the tag is exactly the key and never
- * empty. The descriptor ({@code b20/2r}: burst 20 per 2 s of requests; {@code d10000r}: daily;
+ * <p><b>Keys.</b> {@code <prefix>{<key hash>}:<descriptor>:<policy name>}. The braces are a Redis
+ * Cluster hash tag, so every policy of one API key lives in one slot and one script can touch them all;
+ * the tag is {@link HashTags#credential} of the key (SHA-256), so no API key appears in a key name. The descriptor ({@code b20/2r}: burst 20 per 2 s of requests; {@code d10000r}: daily;
  * {@code m31:3r}: monthly on day 31; {@code n3i}: 3 requests in flight, a sorted set of permits) makes the state of a changed policy a fresh key, as the
  * in-memory store starts a changed policy afresh; it contains no {@code :}, so the name after it may
  * contain anything and the key still decodes one way.
@@ -115,7 +114,7 @@ final class PlanLayout {
 
     /** The Redis keys of {@code key}'s policies, in plan order. */
     String[] keys(String prefix, String key) {
-        String tagged = prefix + "{" + escape(key) + "}:";
+        String tagged = HashTags.taggedCredential(prefix, key);
         String[] keys = new String[suffixes.length];
         for (int i = 0; i < keys.length; i++) {
             keys[i] = tagged + suffixes[i];
@@ -161,10 +160,5 @@ final class PlanLayout {
             }
         }
         return args;
-    }
-
-    /** {@code key} with {@code % { }} escaped, so the hash tag is exactly the key (and never empty). */
-    static String escape(String key) {
-        return HashTags.escape(key);
     }
 }

@@ -12,6 +12,7 @@ import dev.sluice.limiter.Plan;
 import dev.sluice.limiter.QuotaPolicy;
 import dev.sluice.redis.RedisEndpoint;
 import dev.sluice.redis.RedisTestSupport;
+import dev.sluice.redis.internal.HashTags;
 import dev.sluice.time.ManualTimeSource;
 import io.lettuce.core.ScoredValue;
 import java.time.Duration;
@@ -63,7 +64,7 @@ class RedisConcurrencyTest {
     }
 
     private String slotsKey(String apiKey) {
-        return prefix + "{" + apiKey + "}:n5i:inflight";
+        return HashTags.taggedCredential(prefix, apiKey) + "n5i:inflight";
     }
 
     @Test
@@ -139,7 +140,7 @@ class RedisConcurrencyTest {
         Decision third = store.decide("sk_t", tiny, Costs.ONE);
         assertThat(third).isInstanceOf(Denied.class);
         assertThat(((Denied) third).policy().name()).isEqualTo("burst");
-        assertThat(RedisTestSupport.admin().zcard(prefix + "{sk_t}:n5i:inflight")).isEqualTo(2);
+        assertThat(RedisTestSupport.admin().zcard(HashTags.taggedCredential(prefix, "sk_t") + "n5i:inflight")).isEqualTo(2);
     }
 
     @Test
