@@ -266,7 +266,10 @@ public final class EdgeConfigReader {
                 return StoreConfig.MEMORY;
             }
             String urlProblem = StoreConfig.Redis.urlProblem(t);
-            if (urlProblem != null) {
+            if (urlProblem != null && !t.contains("@") && t.toLowerCase(java.util.Locale.ROOT).matches("rediss?://.+")) {
+                problems.add(node, urlProblem); // a Redis URL the client would refuse: say why
+                return StoreConfig.MEMORY;
+            } else if (urlProblem != null) {
                 problems.add(node, "must be memory or a redis:// URL, was " + (t.contains("@")
                         ? "a URL with credentials" : "\"" + t + "\""));
                 return StoreConfig.MEMORY;

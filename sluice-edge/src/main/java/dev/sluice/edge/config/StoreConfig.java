@@ -102,6 +102,23 @@ public sealed interface StoreConfig permits StoreConfig.Memory, StoreConfig.Redi
                 if (u.getHost() == null || u.getHost().isEmpty()) {
                     return "must name a host (redis://host:6379), was \"" + masked(url) + "\"";
                 }
+                // what the Redis client (Lettuce) would refuse, or silently replace, when the store opens
+                if (u.getPort() != -1 && (u.getPort() < 1 || u.getPort() > 65_535)) {
+                    return "port: must be in 1..65535, was " + u.getPort();
+                }
+                String path = u.getRawPath() == null ? "" : u.getRawPath();
+                if (!path.isEmpty() && !path.equals("/") && !path.matches("/[0-9]{1,9}")) {
+                    return "the path is the database number (redis://host:6379/0), was \"" + path + "\"";
+                }
+                String query = u.getRawQuery() == null ? "" : u.getRawQuery();
+                for (String param : query.split("&")) {
+                    if (param.startsWith("verifyPeer=")) {
+                        String mode = param.substring("verifyPeer=".length());
+                        if (!mode.matches("(?i)full|ca|none")) {
+                            return "verifyPeer: must be full, ca or none, was \"" + mode + "\"";
+                        }
+                    }
+                }
                 return null;
             } catch (URISyntaxException e) {
                 return "not a URL: " + masked(url);
