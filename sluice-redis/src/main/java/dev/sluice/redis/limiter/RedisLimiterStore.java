@@ -491,9 +491,10 @@ public final class RedisLimiterStore implements LimiterStore {
      * {@inheritDoc}
      *
      * <p>A slot the local fallback gave is released locally. A release Redis does not confirm within the
-     * timeout is dropped and counted ({@code stats().droppedReleases()}): the slot comes back when its
-     * permit's lease ({@code concurrencyLease}) ends. Releasing twice releases once. Never completes
-     * exceptionally.
+     * timeout is sent again until Redis confirms it, for at most one lease: releasing twice releases once.
+     * One never confirmed is counted ({@code stats().droppedReleases()}), and its slot comes back when its
+     * permit's lease ({@code concurrencyLease}) ends. Completes when the first attempt is answered or
+     * timed out; never completes exceptionally.
      */
     @Override
     public CompletionStage<Void> releaseAsync(String key, Allowed charge) {
@@ -513,20 +514,60 @@ public final class RedisLimiterStore implements LimiterStore {
         return releaseOnRedis(key, layout(charge.plan()), charge, false);
     }
 
+    /** A release is idempotent (it removes one named permit), so one that failed is sent again, this often at most. */
+    private static final int RELEASE_ATTEMPTS = 20;
+    /** The pause before sending a failed release again while Redis is still considered up. */
+    private static final long RELEASE_RETRY_DELAY_MILLIS = 100;
+
     /** Always {@code true}: in-flight requests are permits in Redis, one sorted set per key and policy. */
     @Override
     public boolean supportsConcurrencyPolicies() {
         return true;
     }
 
-    private CompletionStage<Void> releaseOnRedis(String key, PlanLayout layout, Allowed charge, boolean evenIfDown) {
+    /**
+     * Removes {@code charge}'s permit. A failed release is sent again (unlike a refund, sending it twice is
+     * harmless): after a short pause while Redis is considered up, as soon as it is up again otherwise,
+     * until one lease has passed (the permit has expired by then) or {@value #RELEASE_ATTEMPTS} attempts.
+     * The returned stage completes with the first attempt. A release never confirmed is counted in
+     * {@code droppedReleases}; its slot comes back when its lease ends.
+     */
+    private CompletionStage<Void> releaseOnRedis(String key, PlanLayout layout, Allowed charge, boolean evenIfDown,
+            int attempt, long deadlineNanos) {
         String[] keys = layout.keys(config.keyPrefix(), key);
         String[] args = layout.args("L", nowArg(), minTtlMillis, null, leaseMicros, charge.lease());
         return call(keys, args, evenIfDown, reply -> (Void) null, late -> {}, cause -> {
-            droppedReleases.increment();
-            logFallback("release dropped (the slot comes back after its lease): " + cause, config.failureMode());
+            retryRelease(key, layout, charge, attempt + 1, deadlineNanos, cause);
             return null;
         });
+    }
+
+    private CompletionStage<Void> releaseOnRedis(String key, PlanLayout layout, Allowed charge, boolean evenIfDown) {
+        return releaseOnRedis(key, layout, charge, evenIfDown, 1,
+                config.localTime().nanoTime() + config.concurrencyLease().toNanos());
+    }
+
+    private void retryRelease(String key, PlanLayout layout, Allowed charge, int attempt, long deadlineNanos,
+            String cause) {
+        if (closed || attempt > RELEASE_ATTEMPTS || config.localTime().nanoTime() - deadlineNanos >= 0) {
+            droppedReleases.increment();
+            logFallback("release dropped (the slot comes back after its lease): " + cause, config.failureMode());
+            return;
+        }
+        Runnable again = () -> endpoint.whenUp().thenRun(() -> {
+            if (!closed) {
+                releaseOnRedis(key, layout, charge, false, attempt, deadlineNanos);
+            }
+        });
+        if (!endpoint.isUp()) {
+            again.run(); // the probe says when it is back
+            return;
+        }
+        try {
+            endpoint.timer().schedule(again, RELEASE_RETRY_DELAY_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            droppedReleases.increment(); // closing
+        }
     }
 
     // ------------------------------------------------------------------------------ the call

@@ -11,7 +11,9 @@ import dev.sluice.limiter.Denied;
 import dev.sluice.limiter.Plan;
 import dev.sluice.limiter.QuotaPolicy;
 import dev.sluice.redis.RedisEndpoint;
+import dev.sluice.redis.RedisEndpointConfig;
 import dev.sluice.redis.RedisTestSupport;
+import dev.sluice.redis.TcpProxy;
 import dev.sluice.redis.internal.HashTags;
 import dev.sluice.time.ManualTimeSource;
 import io.lettuce.core.ScoredValue;
@@ -203,6 +205,29 @@ class RedisConcurrencyTest {
         long freedAt = serverMicros();
         assertThat(d).as("admitted within 10 s after %d polls", polls).isInstanceOf(Allowed.class);
         assertThat(freedAt - admittedAt).isGreaterThanOrEqualTo(lease.toNanos() / 1_000);
+    }
+
+    @Test
+    void aReleaseSentWhileRedisIsUnreachableIsSentAgainWhenItIsBack() throws Exception {
+        try (TcpProxy proxy = new TcpProxy(RedisTestSupport.PORT);
+                RedisEndpoint endpoint = RedisEndpoint.connect(RedisEndpointConfig.of(proxy.uri())
+                        .withProbe(Duration.ofMillis(50), Duration.ofMillis(200)))) {
+            RedisTestSupport.awaitUp(endpoint);
+            RedisLimiterStore store = new RedisLimiterStore(endpoint, RedisLimiterConfig.builder().keyPrefix(prefix)
+                    .decisionTimeout(Duration.ofSeconds(2)).build());
+            opened.add(store);
+            Allowed held = (Allowed) store.decide("sk_r", FIVE, Costs.ONE);
+            assertThat(RedisTestSupport.admin().zcard(slotsKey("sk_r"))).isEqualTo(1);
+
+            proxy.stop(); // the release cannot reach Redis
+            store.releaseAsync("sk_r", held).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            assertThat(RedisTestSupport.admin().zcard(slotsKey("sk_r"))).isEqualTo(1);
+
+            proxy.start(); // once the endpoint's probe finds Redis again, the release is sent again
+            RedisTestSupport.await("the release sent again", Duration.ofSeconds(10),
+                    () -> RedisTestSupport.admin().exists(slotsKey("sk_r")) == 0);
+            assertThat(store.stats().droppedReleases()).isZero();
+        }
     }
 
     private static long serverMicros() {
