@@ -96,8 +96,11 @@ public final class EdgeCommand implements Callable<Integer> {
             err.println("sluice edge: " + config + ": " + probe.line());
             return 1;
         }
-        (probe.answered() ? out : err).println("sluice edge: " + probe.line());
-        (probe.answered() ? out : err).flush();
+        if (c.store() instanceof StoreConfig.Redis) { // the in-memory store has nothing to report
+            PrintWriter to = probe.answered() ? out : err;
+            to.println("sluice edge: " + probe.line());
+            to.flush();
+        }
         Optional<IdempotencyStore> records = EdgeStores.idempotency(c, store);
         EdgeOptions options = EdgeOptions.defaults().withStore(store).withWatchConfig(!noWatch)
                 .withMeterBinders(RedisStoreMeters.of(store).stream().toList()); // fallback counts on /metrics
