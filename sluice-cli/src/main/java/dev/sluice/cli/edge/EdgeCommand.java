@@ -3,6 +3,7 @@ package dev.sluice.cli.edge;
 import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.EdgeOptions;
 import dev.sluice.edge.EdgeServer;
+import dev.sluice.edge.config.StoreConfig;
 import dev.sluice.limiter.config.ConfigException;
 import dev.sluice.limiter.idempotency.IdempotencyStore;
 import dev.sluice.limiter.spi.LimiterStore;
@@ -11,6 +12,7 @@ import java.io.PrintWriter;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -30,7 +32,8 @@ import picocli.CommandLine.Spec;
         description = {"Runs the rate-limiting edge in front of one upstream API (HTTP/1.1 and h2c on one port).",
                 "Reloads the configuration when the file changes or on SIGHUP; a broken file is refused."},
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:stopped", "1:could not start (port in use, transport missing)",
+        exitCodeList = {"0:stopped",
+                "1:could not start (port in use, transport missing, Redis down with store.require-at-start)",
                 "2:unreadable or invalid configuration (each problem names file, line and field)"})
 public final class EdgeCommand implements Callable<Integer> {
 
@@ -86,6 +89,17 @@ public final class EdgeCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             err.println("sluice edge: " + config + ": store: " + e.getMessage());
             return 2;
+        }
+        EdgeStores.Probe probe = EdgeStores.probe(c.store(), store, TimeSource.system(), Duration.ofSeconds(1));
+        if (!probe.answered() && c.store() instanceof StoreConfig.Redis r && r.requireAtStart()) {
+            store.close();
+            err.println("sluice edge: " + config + ": " + probe.line());
+            return 1;
+        }
+        if (c.store() instanceof StoreConfig.Redis) { // the in-memory store has nothing to report
+            PrintWriter to = probe.answered() ? out : err;
+            to.println("sluice edge: " + probe.line());
+            to.flush();
         }
         Optional<IdempotencyStore> records = EdgeStores.idempotency(c, store);
         EdgeOptions options = EdgeOptions.defaults().withStore(store).withWatchConfig(!noWatch)

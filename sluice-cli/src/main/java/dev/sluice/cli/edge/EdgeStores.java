@@ -6,6 +6,8 @@ import dev.sluice.edge.idempotency.IdempotencyConfig;
 import dev.sluice.limiter.idempotency.IdempotencyStore;
 import dev.sluice.limiter.memory.InMemoryLimiterStore;
 import dev.sluice.limiter.spi.LimiterStore;
+import dev.sluice.limiter.spi.FailureMode;
+import dev.sluice.redis.RedisEndpoint;
 import dev.sluice.redis.RedisEndpointConfig;
 import dev.sluice.redis.idempotency.RedisIdempotencyConfig;
 import dev.sluice.redis.idempotency.RedisIdempotencyStore;
@@ -13,8 +15,13 @@ import dev.sluice.redis.limiter.LeasingLimiterStore;
 import dev.sluice.redis.limiter.RedisLimiterConfig;
 import dev.sluice.redis.limiter.RedisLimiterStore;
 import dev.sluice.time.TimeSource;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Builds the limiter store that an edge configuration's {@code store} section names (SPEC §3.14): the
@@ -63,7 +70,7 @@ public final class EdgeStores {
      * The idempotency store (SPEC §3.11) that goes with {@code limiter}, a store {@link #open} made for
      * {@code config}: when the {@code store} section is Redis and {@code idempotency.store} is not
      * {@code memory}, a {@link RedisIdempotencyStore} on the limiter's connection (records under
-     * {@code sluice:idem:}, each operation bounded by the section's {@code decision-timeout}), so a retry
+     * {@link #idempotencyPrefix}, each operation bounded by the section's {@code decision-timeout}), so a retry
      * that lands on another replica finds its record; otherwise empty (the edge keeps its records in
      * memory).
      *
@@ -81,7 +88,16 @@ public final class EdgeStores {
             default -> throw new IllegalArgumentException("not a store EdgeStores.open made for " + r + ": " + limiter);
         };
         return Optional.of(new RedisIdempotencyStore(redis.endpoint(), RedisIdempotencyConfig.builder()
-                .operationTimeout(r.decisionTimeout()).build()));
+                .keyPrefix(idempotencyPrefix(r)).operationTimeout(r.decisionTimeout()).build()));
+    }
+
+    /**
+     * Where the records of {@link #idempotency} live: the section's {@code key-prefix} followed by
+     * {@code idem:} ({@code sluice:lim:idem:} by default), so one prefix covers every key the edge writes.
+     * No record key can be a limiter key: those continue with <code>{</code> after the prefix.
+     */
+    public static String idempotencyPrefix(StoreConfig.Redis r) {
+        return r.keyPrefix() + "idem:";
     }
 
     /** The {@link RedisLimiterConfig} of a {@code store} section. */
@@ -93,7 +109,63 @@ public final class EdgeStores {
                 .failureMode(r.failureMode())
                 .denyCacheMaxAge(r.denyCacheMaxAge())
                 .unavailableRetryAfter(r.unavailableRetryAfter())
+                .concurrencyLease(r.concurrencyLease())
                 .localTime(time)
                 .build();
+    }
+
+    /**
+     * What the start-up probe found.
+     *
+     * @param answered whether the store answered (always, for the in-memory store)
+     * @param line one line for the operator: the store, and the round trip or why it did not answer
+     */
+    public record Probe(boolean answered, String line) {}
+
+    /**
+     * The start-up probe (SPEC §3.14): one {@code PING} to the Redis of a store {@link #open} made, waiting
+     * at most {@code bound}. {@code sluice edge} prints its line, and does not start when it failed and
+     * the section says {@code require-at-start: true}; otherwise it starts and the failure mode answers
+     * until Redis does. The in-memory store always answers.
+     *
+     * @param time measures the round trip
+     */
+    public static Probe probe(StoreConfig config, LimiterStore store, TimeSource time, Duration bound) {
+        if (!(config instanceof StoreConfig.Redis r)) {
+            return new Probe(true, "store " + config);
+        }
+        RedisEndpoint endpoint = switch (store) {
+            case RedisLimiterStore s -> s.endpoint();
+            case LeasingLimiterStore l -> l.redis().endpoint();
+            default -> throw new IllegalArgumentException("not a store EdgeStores.open made for " + r + ": " + store);
+        };
+        String where = "store " + r.maskedUrl();
+        String cause;
+        long start = time.nanoTime();
+        RedisClusterAsyncCommands<String, String> commands = endpoint.commandsAnyway();
+        if (commands == null) {
+            cause = "not connected";
+        } else {
+            try {
+                String pong = commands.ping().toCompletableFuture().get(bound.toNanos(), TimeUnit.NANOSECONDS);
+                long micros = (time.nanoTime() - start) / 1_000;
+                return new Probe(true, where + " answered " + pong + " in " + micros / 1_000 + "." + micros % 1_000 / 100
+                        + " ms");
+            } catch (TimeoutException e) {
+                cause = "no reply in " + bound.toMillis() + " ms";
+            } catch (ExecutionException e) {
+                cause = e.getCause() == null ? String.valueOf(e) : e.getCause().getClass().getSimpleName()
+                        + (e.getCause().getMessage() == null ? "" : ": " + e.getCause().getMessage());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                cause = "interrupted";
+            }
+        }
+        String then = r.requireAtStart()
+                ? "store.require-at-start is true: not starting"
+                : r.failureMode() == FailureMode.FAIL_CLOSED
+                        ? "starting; routes answer 503 until it answers"
+                        : "starting; each replica decides locally at q/" + r.replicas() + " until it answers";
+        return new Probe(false, where + " did not answer PING (" + cause + "); " + then);
     }
 }

@@ -129,6 +129,73 @@ class EdgeStoresTest {
     }
 
     @Test
+    void theStartUpProbeReportsTheRoundTripOrWhyRedisDidNotAnswer() throws Exception {
+        StoreConfig.Redis up = new StoreConfig.Redis(RedisTestSupport.URI, 3, Duration.ofMillis(50),
+                FailureMode.FAIL_OPEN_DEGRADED, Duration.ofSeconds(1), Optional.empty(), prefix, Duration.ofSeconds(1));
+        try (LimiterStore store = EdgeStores.open(up, TimeSource.system())) {
+            EdgeStores.Probe probe = EdgeStores.probe(up, store, TimeSource.system(), Duration.ofSeconds(5));
+            assertThat(probe.answered()).isTrue();
+            assertThat(probe.line()).matches("store " + java.util.regex.Pattern.quote(RedisTestSupport.URI)
+                    + " answered PONG in \\d+\\.\\d ms");
+        }
+        StoreConfig.Redis down = new StoreConfig.Redis("redis://127.0.0.1:" + closedPort(), 3, Duration.ofMillis(50),
+                FailureMode.FAIL_OPEN_DEGRADED, Duration.ofSeconds(1), Optional.empty(), prefix, Duration.ofSeconds(1));
+        try (LimiterStore store = EdgeStores.open(down, TimeSource.system())) {
+            EdgeStores.Probe probe = EdgeStores.probe(down, store, TimeSource.system(), Duration.ofSeconds(1));
+            assertThat(probe.answered()).isFalse();
+            assertThat(probe.line()).startsWith("store " + down.url() + " did not answer PING (")
+                    .endsWith("); starting; each replica decides locally at q/3 until it answers");
+        }
+        assertThat(EdgeStores.probe(StoreConfig.MEMORY, new InMemoryLimiterStore(TimeSource.system()),
+                TimeSource.system(), Duration.ofSeconds(1))).isEqualTo(new EdgeStores.Probe(true, "store memory"));
+    }
+
+    @Test
+    void withRequireAtStartSluiceEdgeRefusesToStartWhenRedisIsDownInOneLine(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("edge.yaml");
+        String url = "redis://127.0.0.1:" + closedPort();
+        Files.writeString(file, "store: { url: " + url + ", require-at-start: true, key-prefix: \"" + prefix + "\" }\n"
+                + PLANS);
+
+        CliRun run = CliRun.of("edge", "--config", file.toString(), "--port", "0", "--admin-port", "0", "--no-watch");
+
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.err().strip().lines()).hasSize(1).first().asString()
+                .startsWith("sluice edge: " + file + ": store " + url + " did not answer PING (")
+                .endsWith("); store.require-at-start is true: not starting");
+    }
+
+    @Test
+    void aRedisUrlTheClientWouldRefuseStopsSluiceEdgeWithFileAndLine(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("edge.yaml");
+        Files.writeString(file, "store:\n  url: redis://127.0.0.1:6379/abc\n" + PLANS);
+
+        CliRun run = CliRun.of("edge", "--config", file.toString(), "--port", "0", "--admin-port", "0", "--no-watch");
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains(file + ":2: store.url: the path is the database number").doesNotContain("Exception");
+    }
+
+    @Test
+    void theConcurrencyLeaseReachesTheStore() {
+        EdgeConfig config = EdgeConfig.parse("c.yaml", "store: { url: " + RedisTestSupport.URI
+                + ", concurrency-lease: 2m }\n" + PLANS);
+
+        RedisLimiterConfig c = EdgeStores.limiterConfig((StoreConfig.Redis) config.store(), TimeSource.system());
+
+        assertThat(c.concurrencyLease()).isEqualTo(Duration.ofMinutes(2));
+        assertThat(EdgeStores.limiterConfig(StoreConfig.Redis.of(RedisTestSupport.URI), TimeSource.system())
+                .concurrencyLease()).isEqualTo(Duration.ofMinutes(5));
+    }
+
+    /** A loopback port nobody listens on. */
+    private static int closedPort() throws java.io.IOException {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    @Test
     void theReadmesTwoLinesStartAnEdgeOnRedis(@TempDir Path dir) throws Exception {
         // sluice-edge/README.md "Across replicas": the store section in its two-line form
         Path file = dir.resolve("edge.yaml");

@@ -44,7 +44,6 @@ class IdempotencyAcrossEdgesTest {
             upstream.close();
         }
         RedisTestSupport.deletePrefix(prefix);
-        RedisTestSupport.deletePrefix("sluice:idem:{sk_1}:" + prefix);
     }
 
     /** An edge on {@code yaml}, its limiter and idempotency stores built as {@code sluice edge} builds them. */
@@ -97,6 +96,11 @@ class IdempotencyAcrossEdgesTest {
         assertThat(retry.replayed()).isEqualTo("true");
         assertThat(retry.body()).isEqualTo(first.body()).isEqualTo("{\"ok\":true,\"n\":1}");
         assertThat(upstream.hits()).isEqualTo(1); // the label was bought once
+        // the record is under the configured key-prefix, and no key name shows the API key
+        List<String> records = RedisTestSupport.admin().keys("*" + key);
+        assertThat(records).hasSize(1);
+        assertThat(records.get(0)).startsWith(prefix + "idem:{s").doesNotContain("sk_1");
+        assertThat(RedisTestSupport.keys(prefix)).isNotEmpty().noneMatch(k -> k.contains("sk_1"));
     }
 
     @Test

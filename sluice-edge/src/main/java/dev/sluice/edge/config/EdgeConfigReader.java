@@ -68,7 +68,8 @@ public final class EdgeConfigReader {
             "anonymous", "dry-run", "idempotency-required", "handler", "timeout",
             "failure-mode"));
     private static final Set<String> STORE = new LinkedHashSet<>(List.of("url", "replicas", "decision-timeout",
-            "failure-mode", "deny-cache", "lease", "key-prefix", "unavailable-retry-after"));
+            "failure-mode", "deny-cache", "lease", "key-prefix", "unavailable-retry-after", "require-at-start",
+            "concurrency-lease"));
     private static final Set<String> LEASE = new LinkedHashSet<>(List.of("units", "ttl"));
     private static final Set<String> OVERRIDE = new LinkedHashSet<>(List.of("q", "w"));
     private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(ms|s|m|h)");
@@ -266,7 +267,10 @@ public final class EdgeConfigReader {
                 return StoreConfig.MEMORY;
             }
             String urlProblem = StoreConfig.Redis.urlProblem(t);
-            if (urlProblem != null) {
+            if (urlProblem != null && !t.contains("@") && t.toLowerCase(java.util.Locale.ROOT).matches("rediss?://.+")) {
+                problems.add(node, urlProblem); // a Redis URL the client would refuse: say why
+                return StoreConfig.MEMORY;
+            } else if (urlProblem != null) {
                 problems.add(node, "must be memory or a redis:// URL, was " + (t.contains("@")
                         ? "a URL with credentials" : "\"" + t + "\""));
                 return StoreConfig.MEMORY;
@@ -306,10 +310,18 @@ public final class EdgeConfigReader {
         String prefix = node.get("key-prefix").flatMap(n -> n.asText(problems)).orElse(d.keyPrefix());
         Duration retryAfter = node.get("unavailable-retry-after").flatMap(n -> readDuration(n, problems))
                 .orElse(d.unavailableRetryAfter());
+        boolean requireAtStart = boolField(node, "require-at-start", problems);
+        Duration concurrencyLease = node.get("concurrency-lease").flatMap(n -> readDuration(n, problems))
+                .orElse(d.concurrencyLease());
+        if (concurrencyLease.compareTo(Duration.ofDays(30)) > 0) {
+            problems.add(node.get("concurrency-lease").orElseThrow(), "must be at most 720h (30 days), was "
+                    + concurrencyLease.toHours() + "h");
+        }
         if (url == null || problems.list().size() != before) {
             return StoreConfig.MEMORY; // not used: the problems refuse the file
         }
-        return new StoreConfig.Redis(url, replicas, timeout, mode, denyCache, lease, prefix, retryAfter);
+        return new StoreConfig.Redis(url, replicas, timeout, mode, denyCache, lease, prefix, retryAfter,
+                requireAtStart, concurrencyLease);
     }
 
     private static Optional<StoreConfig.Lease> readLease(ConfigNode node, ConfigProblems problems) {

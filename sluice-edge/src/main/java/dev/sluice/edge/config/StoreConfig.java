@@ -25,6 +25,8 @@ import java.util.Optional;
  *   lease: off                      # or { units: 10, ttl: 1s }: approximate, fewer round trips
  *   key-prefix: "sluice:lim:"
  *   unavailable-retry-after: 1s     # Retry-After of a fail-closed 503
+ *   require-at-start: false         # true: do not start when Redis does not answer PING at start
+ *   concurrency-lease: 5m           # longest a concurrent-requests slot is held without a release
  * }</pre>
  *
  * <p>The edge module does not build a Redis store itself (it does not depend on Redis): the
@@ -58,11 +60,26 @@ public sealed interface StoreConfig permits StoreConfig.Memory, StoreConfig.Redi
      * @param lease lease mode, when on
      * @param keyPrefix the prefix of every Redis key the store writes
      * @param unavailableRetryAfter the {@code Retry-After} of a fail-closed 503, &gt; 0
+     * @param requireAtStart whether {@code sluice edge} refuses to start when Redis does not answer a
+     *     {@code PING} at start ({@code false}: it starts, deciding on the failure mode until Redis answers)
+     * @param concurrencyLease the longest a {@code concurrent-requests} slot is held in Redis without a
+     *     release (a crashed replica's slots come back after it), &gt; 0, at most 30 days
      * @throws IllegalArgumentException naming the field when a value is out of range
      */
     record Redis(String url, int replicas, Duration decisionTimeout, FailureMode failureMode,
-            Duration denyCacheMaxAge, Optional<Lease> lease, String keyPrefix, Duration unavailableRetryAfter)
+            Duration denyCacheMaxAge, Optional<Lease> lease, String keyPrefix, Duration unavailableRetryAfter,
+            boolean requireAtStart, Duration concurrencyLease)
             implements StoreConfig {
+
+        /** The default {@code concurrency-lease}: 5 minutes. */
+        public static final Duration DEFAULT_CONCURRENCY_LEASE = Duration.ofMinutes(5);
+
+        /** Settings without {@code require-at-start} (false) and {@code concurrency-lease} (5 min). */
+        public Redis(String url, int replicas, Duration decisionTimeout, FailureMode failureMode,
+                Duration denyCacheMaxAge, Optional<Lease> lease, String keyPrefix, Duration unavailableRetryAfter) {
+            this(url, replicas, decisionTimeout, failureMode, denyCacheMaxAge, lease, keyPrefix, unavailableRetryAfter,
+                    false, DEFAULT_CONCURRENCY_LEASE);
+        }
 
         /** The defaults of the table in the README: 1 replica, 50 ms, fail-open-degraded, 1 s, no lease. */
         public static Redis of(String url) {
@@ -86,6 +103,10 @@ public sealed interface StoreConfig permits StoreConfig.Memory, StoreConfig.Redi
                 throw new IllegalArgumentException("deny-cache: must be >= 0, was " + denyCacheMaxAge);
             }
             requirePositive("unavailable-retry-after", unavailableRetryAfter);
+            requirePositive("concurrency-lease", concurrencyLease);
+            if (concurrencyLease.compareTo(Duration.ofDays(30)) > 0) {
+                throw new IllegalArgumentException("concurrency-lease: must be at most 30 days, was " + concurrencyLease);
+            }
         }
 
         /** Why {@code url} is not a usable Redis URL, or {@code null}. */
@@ -101,6 +122,23 @@ public sealed interface StoreConfig permits StoreConfig.Memory, StoreConfig.Redi
                 }
                 if (u.getHost() == null || u.getHost().isEmpty()) {
                     return "must name a host (redis://host:6379), was \"" + masked(url) + "\"";
+                }
+                // what the Redis client (Lettuce) would refuse, or silently replace, when the store opens
+                if (u.getPort() != -1 && (u.getPort() < 1 || u.getPort() > 65_535)) {
+                    return "port: must be in 1..65535, was " + u.getPort();
+                }
+                String path = u.getRawPath() == null ? "" : u.getRawPath();
+                if (!path.isEmpty() && !path.equals("/") && !path.matches("/[0-9]{1,9}")) {
+                    return "the path is the database number (redis://host:6379/0), was \"" + path + "\"";
+                }
+                String query = u.getRawQuery() == null ? "" : u.getRawQuery();
+                for (String param : query.split("&")) {
+                    if (param.startsWith("verifyPeer=")) {
+                        String mode = param.substring("verifyPeer=".length());
+                        if (!mode.matches("(?i)full|ca|none")) {
+                            return "verifyPeer: must be full, ca or none, was \"" + mode + "\"";
+                        }
+                    }
                 }
                 return null;
             } catch (URISyntaxException e) {
@@ -131,6 +169,7 @@ public sealed interface StoreConfig permits StoreConfig.Memory, StoreConfig.Redi
                     + failureMode.name().toLowerCase(Locale.ROOT).replace('_', '-')
                     + ", deny-cache " + (denyCacheMaxAge.isZero() ? "off" : denyCacheMaxAge.toMillis() + "ms")
                     + ", lease " + lease.map(l -> l.units() + " units / " + l.ttl().toMillis() + "ms").orElse("off")
+                    + (requireAtStart ? ", required at start" : "")
                     + ")";
         }
     }

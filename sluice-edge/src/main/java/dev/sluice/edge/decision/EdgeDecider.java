@@ -139,7 +139,8 @@ public final class EdgeDecider {
         if (route.handler() == Route.Handler.USAGE) {
             return storeFor(route).usageAsync(caller.limiterKey(), caller.plan()).handle((states, error) -> {
                 if (error == null) {
-                    return new Verdict.Answer(UsageReport.response(caller.plan(), states, r.softLimitPercent()),
+                    return new Verdict.Answer(UsageReport.response(enforcedPlan(caller.plan(), states), states,
+                            r.softLimitPercent()),
                             new DecisionRecord(route.id(), keyClass, DecisionOutcome.USAGE, false));
                 }
                 if (unwrap(error) instanceof StoreUnavailableException) {
@@ -181,7 +182,7 @@ public final class EdgeDecider {
             return CompletableFuture.completedFuture(v);
         }
         return store.usageAsync(key.limiterKey(), key.plan()).thenApply(states -> {
-            List<Header> fields = LimitFields.headers(key.plan(), states, r.softLimitPercent());
+            List<Header> fields = LimitFields.headers(enforcedPlan(key.plan(), states), states, r.softLimitPercent());
             return switch (v) {
                 case Verdict.Answer a -> new Verdict.Answer(a.response().withHeaders(fields), a.record());
                 case Verdict.Replay rp -> new Verdict.Replay(rp.bodySha256(), rp.replay().withHeaders(fields),
@@ -189,6 +190,28 @@ public final class EdgeDecider {
                 case Verdict.Forward f -> f;
             };
         });
+    }
+
+    /**
+     * The plan {@code states} were read under: {@code plan}, or, when a shared store failing open answered
+     * from its local share, the degraded plan ({@code ceil(q/N)}) it enforces, whose policies the states
+     * name (SPEC §3.14, R17: a usage report states the limit actually applied, as a decision does).
+     */
+    static Plan enforcedPlan(Plan plan, List<PolicyState> states) {
+        int n = states.size();
+        boolean same = n == plan.size();
+        for (int i = 0; i < n && same; i++) {
+            Policy p = states.get(i).policy();
+            same = p == plan.policy(i) || p.equals(plan.policy(i));
+        }
+        if (same) {
+            return plan;
+        }
+        List<Policy> enforced = new ArrayList<>(n);
+        for (PolicyState s : states) {
+            enforced.add(s.policy());
+        }
+        return Plan.of(plan.name(), enforced);
     }
 
     /**

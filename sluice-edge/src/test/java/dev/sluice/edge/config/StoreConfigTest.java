@@ -127,6 +127,31 @@ class StoreConfigTest {
     }
 
     @Test
+    void aRedisUrlTheRedisClientWouldRefuseIsReportedAtItsLine() {
+        // each of these passed the check before and then failed in Lettuce when the store opened
+        String yaml = "store:\n  url: %s\n" + PLANS;
+        assertThatThrownBy(() -> EdgeConfig.parse("p.yaml", yaml.formatted("redis://10.0.0.5:99999")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("p.yaml:2: store.url: port: must be in 1..65535, was 99999");
+        assertThatThrownBy(() -> EdgeConfig.parse("d.yaml", yaml.formatted("redis://10.0.0.5:6379/abc")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("d.yaml:2: store.url: the path is the database number (redis://host:6379/0), was \"/abc\"");
+        assertThatThrownBy(() -> EdgeConfig.parse("n.yaml", yaml.formatted("redis://10.0.0.5:6379/-1")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("n.yaml:2: store.url: the path is the database number");
+        assertThatThrownBy(() -> EdgeConfig.parse("v.yaml", yaml.formatted("rediss://10.0.0.5/2?verifyPeer=true")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("v.yaml:2: store.url: verifyPeer: must be full, ca or none, was \"true\"");
+        // the one-line form says why too
+        assertThatThrownBy(() -> EdgeConfig.parse("s.yaml", "store: redis://10.0.0.5:0\n" + PLANS))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("s.yaml:1: store: port: must be in 1..65535, was 0");
+        // what Lettuce reads is still accepted
+        assertThat(EdgeConfig.parse("ok.yaml", yaml.formatted("rediss://:pw@10.0.0.5:6380/15?verifyPeer=CA")).store())
+                .isInstanceOf(StoreConfig.Redis.class);
+    }
+
+    @Test
     void aStoreMappingNeedsAUrlAndAScalarMustBeMemoryOrRedis() {
         assertThatThrownBy(() -> EdgeConfig.parse("u.yaml", "store: { replicas: 3 }\n" + PLANS))
                 .isInstanceOf(ConfigException.class)

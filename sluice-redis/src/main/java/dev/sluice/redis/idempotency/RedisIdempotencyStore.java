@@ -43,8 +43,9 @@ import java.util.function.Function;
  * only while the record is the claim named by the token. Sent by {@code EVALSHA}, reloaded on
  * {@code NOSCRIPT}.
  *
- * <p><b>Keys and time.</b> One hash per record, {@code <prefix>{<API key>}:<Idempotency-Key>}: the hash
- * tag keeps an API key's records in one Redis Cluster slot. The script's clock is the server's
+ * <p><b>Keys and time.</b> One hash per record, {@code <prefix>{<API key hash>}:<Idempotency-Key>}: the
+ * hash tag keeps an API key's records in one Redis Cluster slot, and is the SHA-256 of the API key
+ * ({@link HashTags#credential}), so no key name shows a credential. The script's clock is the server's
  * {@code TIME}, shared by every replica ({@link RedisIdempotencyConfig#scriptTime()} substitutes a test
  * clock). Each record carries its logical expiry (lease, then retention), checked by every operation;
  * its key also has a TTL (R16): a marker's is {@code markerTtlFactor} leases (a holder past its lease
@@ -400,7 +401,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     private String recordKey(IdempotencyKey key) {
-        return HashTags.tagged(config.keyPrefix(), key.apiKey()) + key.value();
+        return HashTags.taggedCredential(config.keyPrefix(), key.apiKey()) + key.value();
     }
 
     private String nowArg() {

@@ -1,5 +1,10 @@
 package dev.sluice.redis.internal;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
 /**
  * Redis Cluster hash tags for the stores' keys: {@code <prefix>{<name>}:…} puts every key of one name
  * (an API key, a provider limit) in one slot, so one script can touch them all. Internal to
@@ -42,5 +47,36 @@ public final class HashTags {
     /** {@code prefix + "{" + escape(name) + "}:"}. */
     public static String tagged(String prefix, String name) {
         return prefix + "{" + escape(name) + "}:";
+    }
+
+    /** Hex digits of {@link #credential}: 128 bits of SHA-256. */
+    private static final int CREDENTIAL_HEX = 32;
+
+    private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(() -> {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
+        }
+    });
+
+    /**
+     * What stands for a credential (an API key, an {@code Authorization} value) in a Redis key name:
+     * {@code s} and the first 32 hex digits (128 bits) of SHA-256 of its UTF-8 bytes, e.g.
+     * {@code s6b86b273ff34fce19d6b804eff5a3f57}. Anyone who can list key names ({@code KEYS},
+     * {@code SCAN}, {@code MONITOR}) then sees no credential. Plain (unkeyed) SHA-256, so every replica
+     * and every version computes the same name without sharing a secret; a short, guessable key can
+     * still be tested against it, as against any unkeyed hash. Never contains {@code % { } :}.
+     */
+    public static String credential(String name) {
+        MessageDigest md = SHA256.get();
+        md.reset();
+        byte[] digest = md.digest(name.getBytes(StandardCharsets.UTF_8));
+        return "s" + HexFormat.of().formatHex(digest, 0, CREDENTIAL_HEX / 2);
+    }
+
+    /** {@code prefix + "{" + credential(name) + "}:"}: the tag of a credential's keys. */
+    public static String taggedCredential(String prefix, String name) {
+        return prefix + "{" + credential(name) + "}:";
     }
 }

@@ -16,7 +16,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * refuses, the answer is that {@link Denied}, with honest {@code r}, {@code t} and Retry-After; if every
  * policy would admit, the request goes to Redis. This can only err on the strict side when other
  * replicas share the key (they only add to it), except for a refund made elsewhere, which is why an
- * entry lives at most {@code maxAge} and never past the denial's own wait. Plans are compared, so a
+ * entry lives at most {@code maxAge} and never past the denial's own wait. A denial by concurrency
+ * policies alone is not cached: a slot comes back whenever a request ends, on any replica. Plans are compared, so a
  * reconfigured plan is never answered from an old entry.
  *
  * <p>Bounded: at {@code maxEntries} expired entries are purged, and if that frees nothing the cache is
@@ -53,11 +54,28 @@ final class DenyCache {
         }
         long serverNow = e.serverMicros + Math.max(0, now - e.localNanos) / 1_000;
         long[] values = ScriptStates.aged(plan, e.values, e.serverMicros, serverNow);
-        return ScriptStates.deniedOrNull(plan, costs, values, ScriptStates.instantOfMicros(serverNow));
+        Denied d = ScriptStates.deniedOrNull(plan, costs, values, ScriptStates.instantOfMicros(serverNow));
+        return d == null || onlyConcurrency(d) ? null : d;
+    }
+
+    /**
+     * A denial by concurrency policies alone is never answered from the cache: a slot frees the moment
+     * a request ends on any replica, which no local ageing can foresee.
+     */
+    private static boolean onlyConcurrency(Denied d) {
+        for (var p : d.violated()) {
+            if (!(p instanceof dev.sluice.limiter.ConcurrencyPolicy)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Remembers Redis's denial of {@code key}, read at {@code serverMicros}. */
     void remember(String key, Plan plan, Denied denied, long[] values, long serverMicros) {
+        if (onlyConcurrency(denied)) {
+            return;
+        }
         long now = local.nanoTime();
         long life = Math.min(maxAgeNanos, denied.exactWait().toNanos());
         if (entries.size() >= maxEntries) {

@@ -52,7 +52,7 @@ import java.util.concurrent.atomic.LongAdder;
  * this replica's to give): approximate, never more than {@code q}. Denials always come from Redis.
  *
  * <p>Only plans whose policies all count requests are leased (a content-bytes cost varies per
- * request); other plans, fallback decisions and a batch Redis refuses go straight to the store, one
+ * request; a concurrency slot is one request's, held until it ends); other plans, fallback decisions and a batch Redis refuses go straight to the store, one
  * round trip per request. {@link #withFailureMode} gives a view sharing the leases whose round trips
  * answer by another failure mode. Thread-safe.
  */
@@ -391,6 +391,24 @@ public final class LeasingLimiterStore implements LimiterStore {
             }
         }
         return redis.refundAsync(key, charge);
+    }
+
+    /** Concurrency slots are never leased (such plans go to Redis one request at a time): released there. */
+    @Override
+    public void release(String key, Allowed charge) {
+        redis.release(key, charge);
+    }
+
+    /** {@link #release} without blocking. */
+    @Override
+    public CompletionStage<Void> releaseAsync(String key, Allowed charge) {
+        return redis.releaseAsync(key, charge);
+    }
+
+    /** As the Redis store: {@code true}. */
+    @Override
+    public boolean supportsConcurrencyPolicies() {
+        return redis.supportsConcurrencyPolicies();
     }
 
     /**

@@ -62,6 +62,11 @@ final class LocalFallback {
         store.refund(key, charge);
     }
 
+    /** Gives back the local share's concurrency slots {@code charge} (a degraded plan's admission) holds. */
+    void release(String key, Allowed charge) {
+        store.release(key, charge);
+    }
+
     /** Whether {@code plan} is a degraded plan this fallback made (identity, not equality). */
     boolean isDegraded(Plan plan) {
         for (Optional<Plan> p : degraded.values()) {

@@ -15,11 +15,10 @@ import dev.sluice.redis.internal.HashTags;
  * What the limiter script needs to know about one plan, computed once per plan: the per-policy
  * arguments and the per-policy suffix of the Redis key.
  *
- * <p><b>Keys.</b> {@code <prefix>{<key>}:<descriptor>:<policy name>}. The braces are a Redis Cluster
- * hash tag, so every policy of one API key lives in one slot and one script can touch them all; the
- * API key is escaped ({@code % { }} as {@code %25 %7B %7D}) so the tag is exactly the key and never
- * empty. The descriptor ({@code b20/2r}: burst 20 per 2 s of requests; {@code d10000r}: daily;
- * {@code m31:3r}: monthly on day 31) makes the state of a changed policy a fresh key, as the
+ * <p><b>Keys.</b> {@code <prefix>{<key hash>}:<descriptor>:<policy name>}. The braces are a Redis
+ * Cluster hash tag, so every policy of one API key lives in one slot and one script can touch them all;
+ * the tag is {@link HashTags#credential} of the key (SHA-256), so no API key appears in a key name. The descriptor ({@code b20/2r}: burst 20 per 2 s of requests; {@code d10000r}: daily;
+ * {@code m31:3r}: monthly on day 31; {@code n3i}: 3 requests in flight, a sorted set of permits) makes the state of a changed policy a fresh key, as the
  * in-memory store starts a changed policy afresh; it contains no {@code :}, so the name after it may
  * contain anything and the key still decodes one way.
  *
@@ -39,6 +38,7 @@ final class PlanLayout {
     private final String[] suffixes;
     /** Four fixed arguments per policy (kind, p1, p2, p3); the cost follows per request. */
     private final String[] fixedArgs;
+    private boolean hasConcurrency;
 
     private PlanLayout(Plan plan) {
         this.plan = plan;
@@ -50,8 +50,7 @@ final class PlanLayout {
             char unit = switch (p.unit()) {
                 case REQUESTS -> 'r';
                 case CONTENT_BYTES -> 'c';
-                case CONCURRENT_REQUESTS -> throw new IllegalArgumentException("policy " + p.name()
-                        + ": the Redis store does not hold concurrent-requests policies (plan " + plan.name() + ")");
+                case CONCURRENT_REQUESTS -> 'i';
             };
             switch (p) {
                 case BurstPolicy b -> {
@@ -68,7 +67,14 @@ final class PlanLayout {
                     fixedArgs[4 * i + 2] = Long.toString(g.emissionTicks());
                     fixedArgs[4 * i + 3] = Long.toString(g.capacityTicks());
                 }
-                case ConcurrencyPolicy c -> throw new IllegalArgumentException("unreachable: " + c);
+                case ConcurrencyPolicy c -> {
+                    hasConcurrency = true;
+                    suffixes[i] = "n" + c.quota() + unit + ":" + c.name();
+                    fixedArgs[4 * i] = "C";
+                    fixedArgs[4 * i + 1] = Long.toString(c.quota());
+                    fixedArgs[4 * i + 2] = "0"; // the lease in µs: per store, set by args()
+                    fixedArgs[4 * i + 3] = "";  // the permit id: per request, set by args()
+                }
                 case QuotaPolicy q -> {
                     int anchor = anchorOf(q.window());
                     suffixes[i] = (anchor == 0 ? "d" : "m" + anchor + ":") + q.quota() + unit + ":" + q.name();
@@ -108,7 +114,7 @@ final class PlanLayout {
 
     /** The Redis keys of {@code key}'s policies, in plan order. */
     String[] keys(String prefix, String key) {
-        String tagged = prefix + "{" + escape(key) + "}:";
+        String tagged = HashTags.taggedCredential(prefix, key);
         String[] keys = new String[suffixes.length];
         for (int i = 0; i < keys.length; i++) {
             keys[i] = tagged + suffixes[i];
@@ -116,8 +122,12 @@ final class PlanLayout {
         return keys;
     }
 
-    /** The script arguments of a decision ({@code op} D) or usage read ({@code op} U). */
-    String[] args(String op, String nowMicros, String minTtlMillis, Costs costs) {
+    /**
+     * The script arguments of a decision ({@code op} D), usage read ({@code op} U) or release
+     * ({@code op} L). {@code leaseMicros} and {@code permit} fill the concurrency policies' arguments:
+     * how long a slot is held at most, and the id of this request's slot (ignored for other ops).
+     */
+    String[] args(String op, String nowMicros, String minTtlMillis, Costs costs, String leaseMicros, String permit) {
         int n = suffixes.length;
         String[] args = new String[3 + 5 * n];
         args[0] = op;
@@ -127,13 +137,22 @@ final class PlanLayout {
             int at = 3 + 5 * i;
             System.arraycopy(fixedArgs, 4 * i, args, at, 4);
             args[at + 4] = costs == null ? "0" : Long.toString(costs.costFor(plan.policy(i)));
+            if (plan.isConcurrency(i)) {
+                args[at + 2] = leaseMicros;
+                args[at + 3] = permit;
+            }
         }
         return args;
     }
 
+    /** Whether the plan has a concurrency policy (its decisions carry a permit id). */
+    boolean hasConcurrency() {
+        return hasConcurrency;
+    }
+
     /** The script arguments that refund {@code charge}: each quota policy names the window it charged. */
     String[] refundArgs(String nowMicros, String minTtlMillis, Allowed charge) {
-        String[] args = args("R", nowMicros, minTtlMillis, charge.costs());
+        String[] args = args("R", nowMicros, minTtlMillis, charge.costs(), "0", charge.lease());
         for (int i = 0; i < suffixes.length; i++) {
             if (plan.policy(i) instanceof QuotaPolicy q) {
                 long chargedEnd = charge.states().get(i).resetAtEpochSecond();
@@ -141,10 +160,5 @@ final class PlanLayout {
             }
         }
         return args;
-    }
-
-    /** {@code key} with {@code % { }} escaped, so the hash tag is exactly the key (and never empty). */
-    static String escape(String key) {
-        return HashTags.escape(key);
     }
 }

@@ -31,6 +31,9 @@ import java.util.Objects;
  *       server's {@code TIME}, the one clock of all replicas. <b>Test mode</b>: a {@link TimeSource} whose
  *       {@code now()} (in microseconds) the script takes as an argument instead, so a fake clock drives
  *       Redis exactly as it drives the in-memory store</td></tr>
+ *   <tr><td>{@code concurrencyLease}</td><td>5 min</td><td>longest a {@code concurrent-requests} slot is held
+ *       without a release: each admission is a permit in a sorted set scored by its expiry (script clock +
+ *       lease); an expired permit (a replica that died mid-request) no longer counts. At most 30 days</td></tr>
  * </table>
  */
 public record RedisLimiterConfig(
@@ -43,7 +46,8 @@ public record RedisLimiterConfig(
         int denyCacheMaxEntries,
         Duration minKeyTtl,
         TimeSource localTime,
-        TimeSource scriptTime) {
+        TimeSource scriptTime,
+        Duration concurrencyLease) {
 
     /**
      * @throws IllegalArgumentException naming the field when a value is out of range
@@ -65,7 +69,15 @@ public record RedisLimiterConfig(
         }
         requirePositive("minKeyTtl", minKeyTtl);
         Objects.requireNonNull(localTime, "localTime");
+        requirePositive("concurrencyLease", concurrencyLease);
+        if (concurrencyLease.compareTo(MAX_CONCURRENCY_LEASE) > 0) {
+            throw new IllegalArgumentException("concurrencyLease: must be at most " + MAX_CONCURRENCY_LEASE.toDays()
+                    + " days, was " + concurrencyLease);
+        }
     }
+
+    /** The longest {@link #concurrencyLease()}: 30 days (a permit's expiry stays an exact integer in Lua). */
+    public static final Duration MAX_CONCURRENCY_LEASE = Duration.ofDays(30);
 
     private static void requirePositive(String name, Duration d) {
         if (d == null || d.isNegative() || d.isZero()) {
@@ -96,6 +108,7 @@ public record RedisLimiterConfig(
         b.minKeyTtl = minKeyTtl;
         b.localTime = localTime;
         b.scriptTime = scriptTime;
+        b.concurrencyLease = concurrencyLease;
         return b;
     }
 
@@ -116,6 +129,7 @@ public record RedisLimiterConfig(
         private Duration minKeyTtl = Duration.ofSeconds(1);
         private TimeSource localTime = TimeSource.system();
         private TimeSource scriptTime;
+        private Duration concurrencyLease = Duration.ofMinutes(5);
 
         private Builder() {}
 
@@ -172,11 +186,20 @@ public record RedisLimiterConfig(
         }
 
         /**
+         * The longest a concurrency slot is held without a release (a crashed replica's slots come back
+         * after it): longer than the longest request the edge serves.
+         */
+        public Builder concurrencyLease(Duration lease) {
+            this.concurrencyLease = lease;
+            return this;
+        }
+
+        /**
          * @throws IllegalArgumentException naming the field when a value is out of range
          */
         public RedisLimiterConfig build() {
             return new RedisLimiterConfig(keyPrefix, decisionTimeout, failureMode, replicaCount, unavailableRetryAfter,
-                    denyCacheMaxAge, denyCacheMaxEntries, minKeyTtl, localTime, scriptTime);
+                    denyCacheMaxAge, denyCacheMaxEntries, minKeyTtl, localTime, scriptTime, concurrencyLease);
         }
     }
 }

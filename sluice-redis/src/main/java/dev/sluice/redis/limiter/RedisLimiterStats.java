@@ -12,6 +12,8 @@ package dev.sluice.redis.limiter;
  * @param errors calls that failed otherwise (refused connection, {@code BUSY}, a script error)
  * @param lateRefunds admissions Redis made after the caller had been answered locally, refunded on Redis
  * @param droppedRefunds refunds Redis did not confirm in time (not retried, to never refund twice)
+ * @param droppedReleases concurrency releases Redis did not confirm, even sent again: the slot comes back
+ *     when its lease ({@code concurrencyLease}) expires
  * @param scriptLoads times the script was loaded: once when Redis is first up, and after each {@code NOSCRIPT}
  */
 public record RedisLimiterStats(
@@ -23,4 +25,5 @@ public record RedisLimiterStats(
         long errors,
         long lateRefunds,
         long droppedRefunds,
+        long droppedReleases,
         long scriptLoads) {}

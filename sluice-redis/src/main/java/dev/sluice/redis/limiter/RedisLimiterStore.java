@@ -53,6 +53,12 @@ import org.slf4j.LoggerFactory;
  * that state to be full again (and at least {@code minKeyTtl}); a full state is deleted, since an
  * absent key reads as full; a denial or usage read that finds a key without expiry gives it one (R16).
  *
+ * <p><b>Concurrency policies</b> ({@code concurrent-requests}) are decided by the same script call: each
+ * admission adds a permit ({@link Allowed#lease()}, unique per decision) to a sorted set per key and
+ * policy, scored by its expiry (script clock + {@code concurrencyLease}); permits past their expiry are
+ * not counted and are trimmed, so the slots of a replica that died mid-request come back after the
+ * lease. {@link #release} removes the permit. A denial by any policy adds no permit (SPEC §3.3).
+ *
  * <p><b>Hot keys.</b> A key Redis just refused is answered from a short local deny cache, bounded by
  * the Retry-After and {@code denyCacheMaxAge}, without a round trip.
  *
@@ -92,6 +98,11 @@ public final class RedisLimiterStore implements LimiterStore {
     private final LongAdder errors = new LongAdder();
     private final LongAdder lateRefunds = new LongAdder();
     private final LongAdder droppedRefunds = new LongAdder();
+    private final LongAdder droppedReleases = new LongAdder();
+    /** Permit ids: this store's random id, then a counter; unique across replicas and restarts. */
+    private final String permitPrefix = java.util.UUID.randomUUID().toString().replace("-", "").substring(0, 16) + ":";
+    private final AtomicLong permits = new AtomicLong();
+    private final String leaseMicros;
     private final AtomicLong lastLogNanos;
     private final AtomicLong unloggedFallbacks = new AtomicLong();
     private volatile boolean closed;
@@ -116,6 +127,7 @@ public final class RedisLimiterStore implements LimiterStore {
         this.script = script;
         this.minTtlMillis = Long.toString(config.minKeyTtl().toMillis());
         this.timeoutNanos = config.decisionTimeout().toNanos();
+        this.leaseMicros = Long.toString(config.concurrencyLease().toNanos() / 1_000);
         this.denyCache = config.denyCacheMaxAge().isZero()
                 ? null
                 : new DenyCache(config.localTime(), config.denyCacheMaxAge().toNanos(), config.denyCacheMaxEntries());
@@ -322,23 +334,28 @@ public final class RedisLimiterStore implements LimiterStore {
             }
         }
         String[] keys = layout.keys(config.keyPrefix(), key);
-        String[] args = layout.args("D", nowArg(), minTtlMillis, costs);
+        String permit = layout.hasConcurrency() ? permitPrefix + Long.toString(permits.incrementAndGet(), 36) : "";
+        String[] args = layout.args("D", nowArg(), minTtlMillis, costs, leaseMicros, permit);
         return call(keys, args, false,
-                reply -> onDecision(key, plan, costs, reply),
+                reply -> onDecision(key, plan, costs, reply, permit),
                 late -> {
-                    // answered locally after a timeout, yet Redis charged it: give that charge back
+                    // answered locally after a timeout, yet Redis charged it: give that charge (and slot) back
                     if (late.admitted()) {
                         lateRefunds.increment();
-                        Allowed charge = (Allowed) ScriptStates.decision(plan, costs, true, late.nowMicros(), late.values());
+                        Allowed charge = (Allowed) ScriptStates.decision(plan, costs, true, late.nowMicros(),
+                                late.values(), permit);
                         refundOnRedis(key, layout, charge, true);
+                        if (layout.hasConcurrency()) {
+                            releaseOnRedis(key, layout, charge, true);
+                        }
                     }
                 },
                 cause -> fallbackDecision(key, plan, costs, cause, mode));
     }
 
-    private Decision onDecision(String key, Plan plan, Costs costs, Reply reply) {
+    private Decision onDecision(String key, Plan plan, Costs costs, Reply reply, String permit) {
         redisDecisions.increment();
-        Decision d = ScriptStates.decision(plan, costs, reply.admitted(), reply.nowMicros(), reply.values());
+        Decision d = ScriptStates.decision(plan, costs, reply.admitted(), reply.nowMicros(), reply.values(), permit);
         if (denyCache != null) {
             if (d instanceof Denied denied) {
                 denyCache.remember(key, plan, denied, reply.values(), reply.nowMicros());
@@ -404,7 +421,7 @@ public final class RedisLimiterStore implements LimiterStore {
         }
         PlanLayout layout = layout(plan);
         String[] keys = layout.keys(config.keyPrefix(), key);
-        String[] args = layout.args("U", nowArg(), minTtlMillis, null);
+        String[] args = layout.args("U", nowArg(), minTtlMillis, null, leaseMicros, "");
         return call(keys, args, false,
                 reply -> ScriptStates.states(plan, reply.values(), ScriptStates.instantOfMicros(reply.nowMicros())),
                 late -> {},
@@ -454,6 +471,103 @@ public final class RedisLimiterStore implements LimiterStore {
             logFallback("refund dropped: " + cause, config.failureMode());
             return null;
         });
+    }
+
+    // --------------------------------------------------------------------------------- release
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Removes the request's permit ({@link Allowed#lease()}) from each concurrency policy's sorted
+     * set, in one script call. Blocks at most about {@code decisionTimeout}; never throws for a store
+     * failure (see {@link #releaseAsync}).
+     */
+    @Override
+    public void release(String key, Allowed charge) {
+        releaseAsync(key, charge).toCompletableFuture().join();
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>A slot the local fallback gave is released locally. A release Redis does not confirm within the
+     * timeout is sent again until Redis confirms it, for at most one lease: releasing twice releases once.
+     * One never confirmed is counted ({@code stats().droppedReleases()}), and its slot comes back when its
+     * permit's lease ({@code concurrencyLease}) ends. Completes when the first attempt is answered or
+     * timed out; never completes exceptionally.
+     */
+    @Override
+    public CompletionStage<Void> releaseAsync(String key, Allowed charge) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(charge, "charge");
+        if (!charge.plan().hasConcurrencyPolicy()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        requireOpen();
+        if (denyCache != null) {
+            denyCache.forget(key); // a cached denial counted this slot: ask Redis next time
+        }
+        if (fallback.isDegraded(charge.plan())) {
+            fallback.release(key, charge);
+            return CompletableFuture.completedFuture(null);
+        }
+        return releaseOnRedis(key, layout(charge.plan()), charge, false);
+    }
+
+    /** A release is idempotent (it removes one named permit), so one that failed is sent again, this often at most. */
+    private static final int RELEASE_ATTEMPTS = 20;
+    /** The pause before sending a failed release again while Redis is still considered up. */
+    private static final long RELEASE_RETRY_DELAY_MILLIS = 100;
+
+    /** Always {@code true}: in-flight requests are permits in Redis, one sorted set per key and policy. */
+    @Override
+    public boolean supportsConcurrencyPolicies() {
+        return true;
+    }
+
+    /**
+     * Removes {@code charge}'s permit. A failed release is sent again (unlike a refund, sending it twice is
+     * harmless): after a short pause while Redis is considered up, as soon as it is up again otherwise,
+     * until one lease has passed (the permit has expired by then) or {@value #RELEASE_ATTEMPTS} attempts.
+     * The returned stage completes with the first attempt. A release never confirmed is counted in
+     * {@code droppedReleases}; its slot comes back when its lease ends.
+     */
+    private CompletionStage<Void> releaseOnRedis(String key, PlanLayout layout, Allowed charge, boolean evenIfDown,
+            int attempt, long deadlineNanos) {
+        String[] keys = layout.keys(config.keyPrefix(), key);
+        String[] args = layout.args("L", nowArg(), minTtlMillis, null, leaseMicros, charge.lease());
+        return call(keys, args, evenIfDown, reply -> (Void) null, late -> {}, cause -> {
+            retryRelease(key, layout, charge, attempt + 1, deadlineNanos, cause);
+            return null;
+        });
+    }
+
+    private CompletionStage<Void> releaseOnRedis(String key, PlanLayout layout, Allowed charge, boolean evenIfDown) {
+        return releaseOnRedis(key, layout, charge, evenIfDown, 1,
+                config.localTime().nanoTime() + config.concurrencyLease().toNanos());
+    }
+
+    private void retryRelease(String key, PlanLayout layout, Allowed charge, int attempt, long deadlineNanos,
+            String cause) {
+        if (closed || attempt > RELEASE_ATTEMPTS || config.localTime().nanoTime() - deadlineNanos >= 0) {
+            droppedReleases.increment();
+            logFallback("release dropped (the slot comes back after its lease): " + cause, config.failureMode());
+            return;
+        }
+        Runnable again = () -> endpoint.whenUp().thenRun(() -> {
+            if (!closed) {
+                releaseOnRedis(key, layout, charge, false, attempt, deadlineNanos);
+            }
+        });
+        if (!endpoint.isUp()) {
+            again.run(); // the probe says when it is back
+            return;
+        }
+        try {
+            endpoint.timer().schedule(again, RELEASE_RETRY_DELAY_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            droppedReleases.increment(); // closing
+        }
     }
 
     // ------------------------------------------------------------------------------ the call
@@ -631,7 +745,7 @@ public final class RedisLimiterStore implements LimiterStore {
     public RedisLimiterStats stats() {
         return new RedisLimiterStats(redisDecisions.sum(), denyCacheHits.sum(), fallbackDecisions.sum(),
                 unavailableDecisions.sum(), timeouts.sum(), errors.sum(), lateRefunds.sum(), droppedRefunds.sum(),
-                script.loads());
+                droppedReleases.sum(), script.loads());
     }
 
     /** Closes the endpoint if the store opened it ({@link #open}); a shared endpoint stays open. */

@@ -1,6 +1,7 @@
 package dev.sluice.redis.limiter;
 
 import dev.sluice.limiter.Allowed;
+import dev.sluice.limiter.ConcurrencyPolicy;
 import dev.sluice.limiter.Costs;
 import dev.sluice.limiter.Decision;
 import dev.sluice.limiter.Denied;
@@ -29,7 +30,8 @@ import java.util.List;
  *   <li>burst: the backlog in ticks ({@code max(0, TAT − now)}), then 0. {@link Gcra} is called with
  *       {@code TAT = backlog} and {@code now = 0}, which is the same arithmetic;</li>
  *   <li>quota: the effective window id and the units used in it ({@link QuotaCounter#effectiveWindow},
- *       {@link QuotaCounter#effectiveUsed}).</li>
+ *       {@link QuotaCounter#effectiveUsed});</li>
+ *   <li>concurrency: the requests in flight (permits not expired), then 0.</li>
  * </ul>
  * Stateless and thread-safe.
  */
@@ -42,10 +44,10 @@ final class ScriptStates {
     }
 
     /** The decision the script's reply means: all charged ({@code admitted}) or none. */
-    static Decision decision(Plan plan, Costs costs, boolean admitted, long nowMicros, long[] values) {
+    static Decision decision(Plan plan, Costs costs, boolean admitted, long nowMicros, long[] values, String permit) {
         Instant wall = instantOfMicros(nowMicros);
         if (admitted) {
-            return new Allowed(plan, costs, states(plan, values, wall));
+            return new Allowed(plan, costs, states(plan, values, wall), permit);
         }
         Denied denied = deniedOrNull(plan, costs, values, wall);
         if (denied == null) {
@@ -80,6 +82,11 @@ final class ScriptStates {
     }
 
     private static Duration waitFor(Plan plan, int i, long[] values, long cost, Instant wall) {
+        if (plan.isConcurrency(i)) {
+            // as the in-memory store: a slot frees when some request ends, which nobody can predict
+            return values[2 * i] + cost > plan.policy(i).quota()
+                    ? Duration.ofSeconds(ConcurrencyPolicy.RETRY_AFTER_SECONDS) : Duration.ZERO;
+        }
         if (plan.isBurst(i)) {
             GcraParams p = plan.gcraParams(i);
             long ticks = Gcra.waitTicks(p, values[2 * i], 0, cost);
@@ -101,7 +108,11 @@ final class ScriptStates {
         PolicyState[] out = new PolicyState[plan.size()];
         for (int i = 0; i < out.length; i++) {
             Policy policy = plan.policy(i);
-            if (plan.isBurst(i)) {
+            if (plan.isConcurrency(i)) {
+                long inFlight = values[2 * i];
+                out[i] = new PolicyState(policy, Math.max(0, policy.quota() - inFlight), 0, inFlight,
+                        PolicyState.NO_RESET_AT);
+            } else if (plan.isBurst(i)) {
                 GcraParams p = plan.gcraParams(i);
                 long backlog = values[2 * i];
                 long remaining = Gcra.remaining(p, backlog, 0);
@@ -128,6 +139,9 @@ final class ScriptStates {
         long[] out = values.clone();
         Instant wall = instantOfMicros(toMicros);
         for (int i = 0; i < plan.size(); i++) {
+            if (plan.isConcurrency(i)) {
+                continue; // in flight as read: releases cannot be foreseen (the cache asks Redis, see DenyCache)
+            }
             if (plan.isBurst(i)) {
                 GcraParams p = plan.gcraParams(i);
                 long backlog = values[2 * i];

@@ -5,17 +5,21 @@
 -- the year 2255), so +, -, * and the corrected division below are exact.
 --
 -- KEYS[i]  state of policy i (plan order); all share one hash tag, so one cluster slot
--- ARGV[1]  'D' decide | 'U' usage (charges nothing) | 'R' refund
+-- ARGV[1]  'D' decide | 'U' usage (charges nothing) | 'R' refund | 'L' release concurrency slots
 -- ARGV[2]  now in microseconds since 1970, or '' to read the server's TIME (production)
 -- ARGV[3]  the smallest TTL in milliseconds any written key gets
 -- then five per policy:
 --   'B', k (ticks per microsecond), T (emission ticks), C (capacity ticks), cost
 --   'Q', q (quota), anchor day (0 = daily), charged window id (refund; else 0), cost
+--   'C', q (requests in flight), lease in microseconds, permit id, cost (1)
 -- Stored values (strings, so no float formatting loses digits):
 --   burst: "<tat micros>:<tat remainder ticks>"  i.e. TAT = micros * k + remainder, 0 <= remainder < k
 --   quota: "<window id>:<used>"
--- Reply: { admitted 1|0 (usage, refund: 1), now micros, then two per policy:
---   burst: backlog ticks, 0   quota: effective window id, effective used }
+--   concurrency: a sorted set, member = permit id, score = the permit's expiry in micros (now + lease);
+--   a permit whose expiry is <= now is not counted (a replica that died without releasing) and is
+--   trimmed by the next admission or release
+-- Reply: { admitted 1|0 (usage, refund, release: 1), now micros, then two per policy:
+--   burst: backlog ticks, 0   quota: effective window id, effective used   concurrency: in flight, 0 }
 -- A decide reply carries the states after the charge when admitted, the unchanged states otherwise.
 
 local floor = math.floor
@@ -198,6 +202,22 @@ local function ensure_ttl(key, ttl)
   end
 end
 
+-- Concurrency slots: permits alive at now (expiry > now)
+local function slots_in_flight(key, now)
+  return redis.call('ZCOUNT', key, '(' .. fmt(now), '+inf')
+end
+
+-- the set lives as long as its longest permit (+1 ms), never less than min_ttl; never shortened
+local function slots_expire(key, lease, min_ttl)
+  local ttl = idiv(lease + 999, 1000) + 1
+  if ttl < min_ttl then
+    ttl = min_ttl
+  end
+  if redis.call('PTTL', key) < ttl then
+    redis.call('PEXPIRE', key, fmt(ttl))
+  end
+end
+
 local op = ARGV[1]
 local now
 if ARGV[2] == '' then
@@ -219,8 +239,20 @@ for i = 1, n do
   p2[i] = tonumber(ARGV[base + 3])
   p3[i] = tonumber(ARGV[base + 4])
   cost[i] = tonumber(ARGV[base + 5])
-  before[i] = redis.call('GET', KEYS[i])
-  if kinds[i] == 'B' then
+  if kinds[i] == 'C' then
+    p3[i] = ARGV[base + 4] -- the permit id: a string
+    before[i] = redis.call('EXISTS', KEYS[i]) == 1
+    local inflight = 0
+    if before[i] then
+      inflight = slots_in_flight(KEYS[i], now)
+    end
+    a[i], b[i] = inflight, 0
+    -- admitted iff in flight + cost <= q (the cost is one slot)
+    if op == 'D' and inflight + cost[i] > p1[i] then
+      admitted = false
+    end
+  elseif kinds[i] == 'B' then
+    before[i] = redis.call('GET', KEYS[i])
     local k, t, cap = p1[i], p2[i], p3[i]
     local bl = burst_backlog(before[i], now, k, cap)
     a[i], b[i] = bl, 0
@@ -229,6 +261,7 @@ for i = 1, n do
       admitted = false
     end
   else
+    before[i] = redis.call('GET', KEYS[i])
     local q, anchor = p1[i], p2[i]
     local win, used = quota_effective(before[i], window_at(sec, anchor))
     a[i], b[i] = win, used
@@ -241,7 +274,12 @@ end
 
 if op == 'D' and admitted then
   for i = 1, n do
-    if kinds[i] == 'B' then
+    if kinds[i] == 'C' then
+      redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', fmt(now)) -- expired permits of dead replicas
+      redis.call('ZADD', KEYS[i], fmt(now + p2[i]), p3[i])
+      slots_expire(KEYS[i], p2[i], min_ttl)
+      a[i] = a[i] + cost[i]
+    elseif kinds[i] == 'B' then
       a[i] = a[i] + cost[i] * p2[i]
       burst_write(KEYS[i], now, a[i], p1[i], min_ttl)
     else
@@ -249,9 +287,18 @@ if op == 'D' and admitted then
       quota_write(KEYS[i], a[i], b[i], p2[i], now, min_ttl)
     end
   end
+elseif op == 'L' then
+  -- release: remove this request's permit (a second release finds nothing: never below zero)
+  for i = 1, n do
+    if kinds[i] == 'C' and before[i] then
+      redis.call('ZREM', KEYS[i], p3[i])
+      redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', fmt(now))
+      a[i] = slots_in_flight(KEYS[i], now)
+    end
+  end
 elseif op == 'R' then
   for i = 1, n do
-    if before[i] then
+    if before[i] and kinds[i] ~= 'C' then -- slots come back by release, never by refund
       if kinds[i] == 'B' then
         -- Gcra.refund: nothing when full; never below full
         if a[i] > 0 then
@@ -283,7 +330,9 @@ else
   for i = 1, n do
     if before[i] then
       local ttl
-      if kinds[i] == 'B' then
+      if kinds[i] == 'C' then
+        ttl = idiv(p2[i] + 999, 1000) + 1
+      elseif kinds[i] == 'B' then
         ttl = burst_ttl_ms(a[i], p1[i])
       else
         ttl = quota_ttl_ms(a[i], p2[i], now)

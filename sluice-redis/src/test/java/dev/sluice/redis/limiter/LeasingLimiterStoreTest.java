@@ -97,6 +97,9 @@ class LeasingLimiterStoreTest {
 
         RedisTestSupport.await("the expired lease returned by the store's timer", Duration.ofSeconds(10),
                 () -> leasing.stats().unitsReturned() == 9);
+        // the counter moves when the refund is sent; Redis has it once it has answered
+        RedisTestSupport.await("the returned units refunded on redis", Duration.ofSeconds(10),
+                () -> redis.usage("sk_1", plan).get(0).used() == 1);
         assertThat(redis.usage("sk_1", plan)).extracting(PolicyState::used).containsExactly(1L, 1L);
     }
 

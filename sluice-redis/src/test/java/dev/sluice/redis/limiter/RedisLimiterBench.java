@@ -28,11 +28,18 @@ import org.HdrHistogram.Histogram;
  */
 public final class RedisLimiterBench {
 
-    private static final Plan PLAN = Plan.of("bench", BurstPolicy.of("burst", 1_000_000, 60),
+    private static Plan PLAN = Plan.of("bench", BurstPolicy.of("burst", 1_000_000, 60),
             QuotaPolicy.daily("daily", 100_000_000));
 
     public static void main(String[] args) throws Exception {
         int n = args.length > 0 ? Integer.parseInt(args[0]) : 50_000;
+        if (args.length > 1 && args[1].equals("concurrency")) {
+            // the same plan with at most 64 in flight: each decision adds a permit, then is released
+            // (one more round trip, counted in the rate, not in the decision's latency)
+            PLAN = Plan.of("bench", BurstPolicy.of("burst", 1_000_000, 60), QuotaPolicy.daily("daily", 100_000_000),
+                    dev.sluice.limiter.ConcurrencyPolicy.of("inflight", 64));
+            System.out.println("plan with a concurrency policy (q=64): decide + release per request");
+        }
         String prefix = RedisTestSupport.newPrefix("bench");
         RedisEndpoint endpoint = RedisEndpoint.connect(RedisTestSupport.URI);
         RedisTestSupport.awaitUp(endpoint);
@@ -94,8 +101,11 @@ public final class RedisLimiterBench {
         long start = System.nanoTime();
         for (int i = 0; i < n; i++) {
             long t = System.nanoTime();
-            store.decide("sk_" + (i % 1_000), PLAN, Costs.ONE);
+            Decision d = store.decide("sk_" + (i % 1_000), PLAN, Costs.ONE);
             h.recordValue(System.nanoTime() - t);
+            if (PLAN.hasConcurrencyPolicy() && d instanceof dev.sluice.limiter.Allowed a) {
+                store.release("sk_" + (i % 1_000), a);
+            }
         }
         report(print, "sequential (1 caller)", n, System.nanoTime() - start, h);
     }
@@ -110,11 +120,15 @@ public final class RedisLimiterBench {
         for (int i = 0; i < n; i++) {
             inFlight.acquire();
             long t = System.nanoTime();
-            store.decideAsync("sk_" + (i % 1_000), PLAN, Costs.ONE).whenComplete((Decision d, Throwable e) -> {
+            String key = "sk_" + (i % 1_000);
+            store.decideAsync(key, PLAN, Costs.ONE).thenCompose(d -> {
                 long took = System.nanoTime() - t;
                 synchronized (h) {
                     h.recordValue(took);
                 }
+                return PLAN.hasConcurrencyPolicy() && d instanceof dev.sluice.limiter.Allowed a
+                        ? store.releaseAsync(key, a).thenApply(x -> d) : CompletableFuture.completedFuture(d);
+            }).whenComplete((Decision d, Throwable e) -> {
                 if (e != null || store.isFallback(d)) {
                     fallbacks.incrementAndGet();
                 }
