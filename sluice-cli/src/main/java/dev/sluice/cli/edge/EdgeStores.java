@@ -149,8 +149,8 @@ public final class EdgeStores {
             try {
                 String pong = commands.ping().toCompletableFuture().get(bound.toNanos(), TimeUnit.NANOSECONDS);
                 long micros = (time.nanoTime() - start) / 1_000;
-                return new Probe(true, where + " answered " + pong + " in " + micros / 1_000 + "." + micros % 1_000 / 100
-                        + " ms");
+                return new Probe(true, where + " answered " + pong + " in " + micros / 1_000 + "."
+                        + micros % 1_000 / 100 + " ms");
             } catch (TimeoutException e) {
                 cause = "no reply in " + bound.toMillis() + " ms";
             } catch (ExecutionException e) {

@@ -173,7 +173,8 @@ class EdgeStoresTest {
         CliRun run = CliRun.of("edge", "--config", file.toString(), "--port", "0", "--admin-port", "0", "--no-watch");
 
         assertThat(run.exitCode()).isEqualTo(2);
-        assertThat(run.err()).contains(file + ":2: store.url: the path is the database number").doesNotContain("Exception");
+        assertThat(run.err()).contains(file + ":2: store.url: the path is the database number")
+                .doesNotContain("Exception");
     }
 
     @Test

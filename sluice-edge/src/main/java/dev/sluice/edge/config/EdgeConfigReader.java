@@ -267,7 +267,8 @@ public final class EdgeConfigReader {
                 return StoreConfig.MEMORY;
             }
             String urlProblem = StoreConfig.Redis.urlProblem(t);
-            if (urlProblem != null && !t.contains("@") && t.toLowerCase(java.util.Locale.ROOT).matches("rediss?://.+")) {
+            boolean redisUrl = t.toLowerCase(java.util.Locale.ROOT).matches("rediss?://.+");
+            if (urlProblem != null && !t.contains("@") && redisUrl) {
                 problems.add(node, urlProblem); // a Redis URL the client would refuse: say why
                 return StoreConfig.MEMORY;
             } else if (urlProblem != null) {

@@ -105,7 +105,8 @@ public sealed interface StoreConfig permits StoreConfig.Memory, StoreConfig.Redi
             requirePositive("unavailable-retry-after", unavailableRetryAfter);
             requirePositive("concurrency-lease", concurrencyLease);
             if (concurrencyLease.compareTo(Duration.ofDays(30)) > 0) {
-                throw new IllegalArgumentException("concurrency-lease: must be at most 30 days, was " + concurrencyLease);
+                throw new IllegalArgumentException("concurrency-lease: must be at most 30 days, was "
+                        + concurrencyLease);
             }
         }
 

@@ -52,9 +52,10 @@ import java.util.concurrent.atomic.LongAdder;
  * this replica's to give): approximate, never more than {@code q}. Denials always come from Redis.
  *
  * <p>Only plans whose policies all count requests are leased (a content-bytes cost varies per
- * request; a concurrency slot is one request's, held until it ends); other plans, fallback decisions and a batch Redis refuses go straight to the store, one
- * round trip per request. {@link #withFailureMode} gives a view sharing the leases whose round trips
- * answer by another failure mode. Thread-safe.
+ * request; a concurrency slot is one request's, held until it ends); other plans, fallback decisions
+ * and a batch Redis refuses go straight to the store, one round trip per request.
+ * {@link #withFailureMode} gives a view sharing the leases whose round trips answer by another
+ * failure mode. Thread-safe.
  */
 public final class LeasingLimiterStore implements LimiterStore {
 

@@ -17,9 +17,11 @@ import dev.sluice.redis.internal.HashTags;
  *
  * <p><b>Keys.</b> {@code <prefix>{<key hash>}:<descriptor>:<policy name>}. The braces are a Redis
  * Cluster hash tag, so every policy of one API key lives in one slot and one script can touch them all;
- * the tag is {@link HashTags#credential} of the key (SHA-256), so no API key appears in a key name. The descriptor ({@code b20/2r}: burst 20 per 2 s of requests; {@code d10000r}: daily;
- * {@code m31:3r}: monthly on day 31; {@code n3i}: 3 requests in flight, a sorted set of permits) makes the state of a changed policy a fresh key, as the
- * in-memory store starts a changed policy afresh; it contains no {@code :}, so the name after it may
+ * the tag is {@link HashTags#credential} of the key (SHA-256), so no API key appears in a key name.
+ * The descriptor ({@code b20/2r}: burst 20 per 2 s of requests; {@code d10000r}: daily;
+ * {@code m31:3r}: monthly on day 31; {@code n3i}: 3 requests in flight, a sorted set of permits)
+ * makes the state of a changed policy a fresh key, as the in-memory store starts a changed policy
+ * afresh; it contains no {@code :}, so the name after it may
  * contain anything and the key still decodes one way.
  *
  * <p><b>Lua's doubles.</b> The script computes in doubles, exact for integers below 2^53. A burst

@@ -142,7 +142,8 @@ class RedisConcurrencyTest {
         Decision third = store.decide("sk_t", tiny, Costs.ONE);
         assertThat(third).isInstanceOf(Denied.class);
         assertThat(((Denied) third).policy().name()).isEqualTo("burst");
-        assertThat(RedisTestSupport.admin().zcard(HashTags.taggedCredential(prefix, "sk_t") + "n5i:inflight")).isEqualTo(2);
+        assertThat(RedisTestSupport.admin().zcard(HashTags.taggedCredential(prefix, "sk_t") + "n5i:inflight"))
+                .isEqualTo(2);
     }
 
     @Test
