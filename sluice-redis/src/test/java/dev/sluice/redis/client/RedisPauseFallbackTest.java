@@ -88,7 +88,10 @@ class RedisPauseFallbackTest {
                     .findFirst().orElseThrow();
             long okDuringPause = calls.stream()
                     .filter(c -> c.ok() && c.endNanos() > p && c.endNanos() < p + PAUSE_MS * MS).count();
-            long slowest = calls.stream().mapToLong(c -> c.endNanos() - c.startNanos()).max().orElseThrow();
+            // the calls that met the pause (the first calls of the run also pay for class loading and the
+            // first connection, which on a loaded machine took 3 s once and says nothing about the pause)
+            long slowest = calls.stream().filter(c -> c.endNanos() > p && c.startNanos() < p + PAUSE_MS * MS)
+                    .mapToLong(c -> c.endNanos() - c.startNanos()).max().orElseThrow();
             long localFrom = firstLocal.startNanos();
             long localTo = backOnRedis.startNanos();
             long arrivedWhileLocal = provider.arrivals().stream()
@@ -105,7 +108,7 @@ class RedisPauseFallbackTest {
             System.out.printf("  %d ms: redis up again (probe)%n", ms(upAgain.endNanos() - p));
             System.out.printf("  %d ms: first call paced by redis again%n", ms(backOnRedis.endNanos() - p));
             System.out.printf("  %d calls answered during the pause; %d requests reached the provider in the %.2f s"
-                    + " paced locally (%.1f/s); slowest call %d ms; bucket: %d local answers, %d timeouts,"
+                    + " paced locally (%.1f/s); slowest call during the pause %d ms; bucket: %d local answers, %d timeouts,"
                     + " %d fallback period(s)%n%n", okDuringPause, arrivedWhileLocal, localSeconds,
                     arrivedWhileLocal / localSeconds, ms(slowest), stats.localAnswers(), stats.timeouts(),
                     stats.fallbackPeriods());
