@@ -25,7 +25,7 @@ public final class DeliverOptions {
     Path config;
 
     @Option(names = "--store", paramLabel = "LOCATION",
-            description = {"Store instead of the config's: sqlite:PATH or a jdbc:postgresql: URL.",
+            description = {"Store instead of the config's:", "sqlite:PATH or jdbc:postgresql://HOST/DB?...",
                 "Default: sqlite:./sluice-delivery.db"})
     String store;
 

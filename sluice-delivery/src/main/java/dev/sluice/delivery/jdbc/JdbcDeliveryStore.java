@@ -1127,10 +1127,6 @@ public final class JdbcDeliveryStore implements DeliveryStore {
                     throw e;
                 }
             } catch (SQLException e) {
-                if (dialect == Dialect.SQLITE && isBusy(e)) {
-                    // SQLite already waited its busy timeout for the lock: retrying would only wait again
-                    throw locked(sqliteFile, busyTimeout, what, e);
-                }
                 if (!isTransient(e)) {
                     throw new StoreException(what + " failed: " + e.getMessage(), e);
                 }
@@ -1138,7 +1134,7 @@ public final class JdbcDeliveryStore implements DeliveryStore {
                 backOff(attempt);
             }
         }
-        throw new StoreException(what + " failed after " + TX_TRIES + " tries: " + last.getMessage(), last);
+        throw exhausted(what, last);
     }
 
     /** Runs a read in auto-commit mode (one consistent statement at a time is enough for reads). */
@@ -1148,10 +1144,6 @@ public final class JdbcDeliveryStore implements DeliveryStore {
             try (Connection c = ds.getConnection()) {
                 return work.run(c);
             } catch (SQLException e) {
-                if (dialect == Dialect.SQLITE && isBusy(e)) {
-                    // SQLite already waited its busy timeout for the lock: retrying would only wait again
-                    throw locked(sqliteFile, busyTimeout, what, e);
-                }
                 if (!isTransient(e)) {
                     throw new StoreException(what + " failed: " + e.getMessage(), e);
                 }
@@ -1159,16 +1151,27 @@ public final class JdbcDeliveryStore implements DeliveryStore {
                 backOff(attempt);
             }
         }
-        throw new StoreException(what + " failed after " + TX_TRIES + " tries: " + last.getMessage(), last);
+        throw exhausted(what, last);
+    }
+
+    /**
+     * The error after {@link #TX_TRIES} transient failures: for a SQLite file another process keeps
+     * locked, the one line of {@link #locked}; else the last error.
+     */
+    private StoreException exhausted(String what, SQLException last) {
+        if (dialect == Dialect.SQLITE && isBusy(last)) {
+            return locked(sqliteFile, busyTimeout, what, last);
+        }
+        return new StoreException(what + " failed after " + TX_TRIES + " tries: " + last.getMessage(), last);
     }
 
     /** How long a SQLite connection waits for another process's write lock before giving up, by default. */
     public static final Duration DEFAULT_SQLITE_BUSY_TIMEOUT = Duration.ofSeconds(30);
 
     /**
-     * Plain {@code SQLITE_BUSY} (primary and extended code 5): returned after the busy handler waited
-     * the busy timeout for another connection's lock. (BUSY_SNAPSHOT and friends come
-     * at once and are retried as transient.)
+     * Plain {@code SQLITE_BUSY} (code 5) somewhere in the chain: another connection held the lock
+     * past the busy timeout. Used to word the final error; transactions still retry it like any
+     * transient failure first ({@link #isTransient}), as a worker must ride out a busy moment.
      */
     static boolean isBusy(Throwable e) {
         for (Throwable x = e; x != null; x = x.getCause()) {
