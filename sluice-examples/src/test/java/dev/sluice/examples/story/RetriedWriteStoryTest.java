@@ -117,7 +117,10 @@ class RetriedWriteStoryTest {
                 calls.add(client.sendAsync(buy, HttpResponse.BodyHandlers.ofString(),
                         CallOptions.defaults().withDeadline(Duration.ofSeconds(20))));
             }
-            CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).get(40, TimeUnit.SECONDS);
+            // wait for every call to end, failed ones included: a call the SDK gave up on is asked again below
+            // (allOf(...).get() would throw at the first one instead)
+            CompletableFuture.allOf(calls.stream().map(c -> c.handle((r, e) -> null)).toArray(CompletableFuture[]::new))
+                    .get(40, TimeUnit.SECONDS);
             List<AttemptLog.Attempt> attempts = wire.attempts();
             long replays = attempts.stream().filter(AttemptLog.Attempt::replayed).count();
             long inFlight = attempts.stream().filter(AttemptLog.Attempt::inFlightConflict).count();
