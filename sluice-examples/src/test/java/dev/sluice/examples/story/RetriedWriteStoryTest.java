@@ -44,9 +44,9 @@ import org.junit.jupiter.api.Test;
  *       the client and records Shiplane's answer, and the retry gets that answer (a replay), or a 409 with
  *       {@code Retry-After: 1} while the first is still in flight. The edge's own answers (replay, 409,
  *       429) take milliseconds, far inside the 500 ms, once the JVM is warm (it is warmed first);</li>
- *   <li><b>429s</b>: five clients share each API key, whose burst policy admits 3 at once (3 per second),
+ *   <li><b>429s</b>: five clients share each API key, whose burst policy admits 3 at once (3 per 5 s),
  *       so the first wave has up to 40 rate-limited attempts (fewer when it spreads over more than a
- *       token's 333 ms), retried after their Retry-After.</li>
+ *       token's 1.67 s), retried after their Retry-After.</li>
  * </ul>
  * Afterwards exactly 100 labels exist, none bought twice, and Shiplane saw exactly 100 label requests.
  * (With at most 5 calls × 4 attempts per API key, no key can reach the escalation's 20 early requests of
@@ -65,7 +65,7 @@ class RetriedWriteStoryTest {
                 plans:
                   tight:
                     policies:
-                      - { name: burst, kind: burst, q: 3, w: 1 }
+                      - { name: burst, kind: burst, q: 3, w: 5 }
                   warm-up:
                     policies:
                       - { name: burst, kind: burst, q: 1000, w: 1 }
@@ -95,6 +95,7 @@ class RetriedWriteStoryTest {
             URI labels = URI.create("http://127.0.0.1:" + edge.port() + "/v1/labels");
             warmUp(jdk, URI.create("http://127.0.0.1:" + edge.port() + "/v1/quotes"));
             List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
+            List<HttpRequest> buys = new ArrayList<>();
             for (int i = 0; i < CLIENTS; i++) {
                 // one SDK client per application instance, as in the demo's fleet; retries: up to 3
                 SluiceHttpClient client = SluiceHttpClient.builder()
@@ -114,7 +115,13 @@ class RetriedWriteStoryTest {
                         .header("X-Story-Call", Integer.toString(i))
                         .POST(HttpRequest.BodyPublishers.ofString("{\"to\":\"customer-" + i + "\"}"))
                         .build();
-                calls.add(client.sendAsync(buy, HttpResponse.BodyHandlers.ofString(),
+                buys.add(buy);
+            }
+            // every client is built before the first call is sent, so the first wave arrives together and the
+            // five calls of an API key meet its 3-at-once burst (building while sending spread the wave over
+            // more than a token's 1.67 s on a loaded machine, and then nothing was rate limited)
+            for (int i = 0; i < CLIENTS; i++) {
+                calls.add(clients.get(i).sendAsync(buys.get(i), HttpResponse.BodyHandlers.ofString(),
                         CallOptions.defaults().withDeadline(Duration.ofSeconds(20))));
             }
             // wait for every call to end, failed ones included: a call the SDK gave up on is asked again below
