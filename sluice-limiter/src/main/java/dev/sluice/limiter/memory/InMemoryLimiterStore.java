@@ -162,6 +162,91 @@ public final class InMemoryLimiterStore implements LimiterStore {
         }
     }
 
+    /**
+     * Admits or refuses exactly as {@link #decide} does, charging the same state (all policies or
+     * none, SPEC §3.3), but answers only whether the request was admitted: no {@link Decision} and no
+     * {@link PolicyState}s are built, so an admitted request on a plan of one policy allocates nothing.
+     * For callers that write no {@code RateLimit} fields: an in-process limiter in front of a job, a
+     * worker or a client. {@code tryAcquire} and {@code decide} may be mixed on one key.
+     *
+     * <p>A charge taken this way cannot be refunded (a refund needs the {@link Allowed} that
+     * {@code decide} returns).
+     *
+     * @param key the limited key (API key id, tenant, …)
+     * @param plan the key's plan; it may not hold a {@link ConcurrencyPolicy}
+     * @param costs the request's cost per policy
+     * @return {@code true} if every policy admitted the request and was charged; {@code false} if a
+     *     policy refused it, or its cost exceeds a policy's quota (nothing charged)
+     * @throws IllegalArgumentException if {@code plan} holds a concurrency policy, whose slot must be
+     *     given back with {@link #release}, which needs {@code decide}'s {@link Allowed}
+     * @throws NullPointerException if an argument is null
+     */
+    public boolean tryAcquire(String key, Plan plan, Costs costs) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(plan, "plan");
+        Objects.requireNonNull(costs, "costs");
+        if (plan.hasConcurrencyPolicy()) {
+            throw new IllegalArgumentException("plan " + plan.name()
+                    + ": has a concurrency policy, whose slot is given back with release(key, Allowed); use decide");
+        }
+        if (plan.indexOfCostExceedingQuota(costs) >= 0) {
+            return false;
+        }
+        long micros = micros();
+        Instant wall = plan.hasQuotaPolicy() ? time.now() : null;
+        for (;;) {
+            KeyState state = stateFor(key, plan);
+            int answer = state instanceof Single single
+                    ? acquireSingle(single, plan, costs, micros, wall)
+                    : acquireMulti((Multi) state, plan, costs, micros, wall);
+            if (answer != RETRY) {
+                return answer == ADMITTED;
+            }
+            keys.remove(key, state); // retired by a sweep or a plan change: help remove it, then retry
+        }
+    }
+
+    private static final int REFUSED = 0;
+    private static final int ADMITTED = 1;
+    private static final int RETRY = -1;
+
+    private static int acquireSingle(Single s, Plan plan, Costs costs, long micros, Instant wall) {
+        long cost = costs.costFor(plan.policy(0));
+        for (;;) {
+            long cur = s.value;
+            if (cur == RETIRED) {
+                return RETRY;
+            }
+            long next = admit(plan, 0, cur, cost, micros, wall);
+            if (next == DENIED) {
+                return REFUSED;
+            }
+            if (Single.VALUE.compareAndSet(s, cur, next)) {
+                return ADMITTED;
+            }
+        }
+    }
+
+    private static int acquireMulti(Multi s, Plan plan, Costs costs, long micros, Instant wall) {
+        int n = plan.size();
+        for (;;) {
+            long[] cur = s.slots;
+            if (cur == RETIRED_SLOTS) {
+                return RETRY;
+            }
+            long[] next = new long[n];
+            for (int i = 0; i < n; i++) {
+                next[i] = admit(plan, i, cur[i], costs.costFor(plan.policy(i)), micros, wall);
+                if (next[i] == DENIED) {
+                    return REFUSED;
+                }
+            }
+            if (Multi.SLOTS.compareAndSet(s, cur, next)) {
+                return ADMITTED;
+            }
+        }
+    }
+
     /** Marker for "this policy refuses"; distinct from every stored value (which are ≥ 0). */
     private static final long DENIED = Long.MIN_VALUE + 1;
 
