@@ -29,6 +29,9 @@ public final class Main {
             case "limiter" -> LimiterRun.run(args);
             case "footprint" -> Footprint.run(args);
             case "redis" -> dev.sluice.bench.redis.RedisRun.run(args);
+            case "sdk" -> dev.sluice.bench.sdk.SdkRun.run(args);
+            case "delivery" -> dev.sluice.bench.delivery.DeliveryRun.run(args);
+            case "sim" -> dev.sluice.bench.sim.SimRun.run(args);
             default -> {
                 System.err.println("sluice-bench: unknown benchmark '" + argv[0] + "'");
                 System.exit(2);
