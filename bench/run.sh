@@ -9,7 +9,8 @@
 # load average, JDK), the version of every peer and the command; the numbers follow, with the ratio
 # Sluice/peer from rounds interleaved A B A B in the same invocation (medians of >= 5 rounds).
 # Environment: BENCH_TIMEOUT (seconds per benchmark, default 600), BENCH_QUICK=1 (tiny durations,
-# a smoke test: results go to bench/results/quick/ instead).
+# a smoke test: results go to bench/results/quick/ instead), BENCH_SKIP_BUILD=1 (use the jars
+# already built).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -39,6 +40,10 @@ need_packages() {
 }
 
 build() {
+  if [ "${BENCH_SKIP_BUILD:-0}" = 1 ] && [ -f "$bench_jar" ] && [ -f "$cli_jar" ]; then
+    echo "bench: BENCH_SKIP_BUILD=1: using the jars already built" >&2
+    return 0
+  fi
   echo "bench: building sluice-bench and the sluice command" >&2
   ./mvnw -q -B -DskipTests -Dmaven.javadoc.skip=true install -pl sluice-cli,sluice-bench -am >&2
 }
