@@ -110,13 +110,14 @@ need_packages
 EDGE_PIDS=()
 build
 
+status=0
 case "$what" in
-  limiter|footprint|redis|sdk|delivery|sim) bench_java "$what" ;;
-  edge) . "$root/bench/edge.sh"; bench_edge ;;
+  limiter|footprint|redis|sdk|delivery|sim) bench_java "$what" || status=1 ;;
+  edge) . "$root/bench/edge.sh"; bench_edge || status=1 ;;
   all)
-    status=0
     for n in limiter footprint redis sdk delivery sim; do bench_java "$n" || status=1; done
-    . "$root/bench/edge.sh"; bench_edge || status=1
-    exit $status ;;
+    . "$root/bench/edge.sh"; bench_edge || status=1 ;;
   *) echo "usage: bench/run.sh [limiter|footprint|edge|redis|sdk|delivery|sim|all]" >&2; exit 2 ;;
 esac
+[ "${BENCH_QUICK:-0}" = 1 ] || "$root/bench/summary.sh"
+exit $status

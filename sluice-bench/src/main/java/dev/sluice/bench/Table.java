@@ -73,8 +73,21 @@ public final class Table {
             boolean met = higherIsBetter ? r >= target : r <= target;
             verdict = (met ? "met" : "missed") + " (target " + (higherIsBetter ? "≥ " : "≤ ") + fmt(target) + "×)";
         }
-        return "| " + what + " | " + fmt(median(sluice)) + " | " + fmt(median(peer)) + " | "
+        String row = "| " + what + " | " + fmt(median(sluice)) + " | " + fmt(median(peer)) + " | "
                 + String.format(Locale.ROOT, "%.2f×", r) + " | " + verdict + " |\n";
+        if (!Double.isNaN(target)) {
+            row += target(what + " (Sluice/peer)", (higherIsBetter ? "≥ " : "≤ ") + fmt(target) + "×",
+                    String.format(Locale.ROOT, "%.2f×", r), higherIsBetter ? r >= target : r <= target);
+        }
+        return row;
+    }
+
+    /**
+     * A line for {@code bench/results/SUMMARY.md} (collected by {@code bench/summary.sh}), invisible in
+     * the rendered file.
+     */
+    public static String target(String what, String target, String measured, boolean met) {
+        return "<!-- target | " + what + " | " + target + " | " + measured + " | " + (met ? "met" : "missed") + " -->\n";
     }
 
     /** The header of a ratio table. */

@@ -69,6 +69,10 @@ public final class EdgeReport {
             md.append("| ").append(label).append(" | ").append(Table.fmt(p99.median(label))).append(" | ")
                     .append(Table.fmt(p99.median(DIRECT))).append(" | ").append(Table.fmt(added)).append(" | ")
                     .append(label.contains("Sluice") ? (added <= 1000 ? "met" : "missed") : "—").append(" |\n");
+            if (label.contains("Sluice")) {
+                md.append(Table.target("edge p99 added over direct, " + label, "≤ 1,000 µs", Table.fmt(added) + " µs",
+                        added <= 1000));
+            }
         }
         md.append("\n### Raw numbers\n\nrequests/s:\n\n").append(rps.rawMarkdown())
                 .append("\np50:\n\n").append(p50.rawMarkdown())

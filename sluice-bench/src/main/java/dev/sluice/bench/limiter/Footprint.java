@@ -65,7 +65,9 @@ public final class Footprint {
                 .append(oneB - map <= 64 ? "met" : "missed").append(" |\n")
                 .append("| 2 policies | ").append(Table.fmt(twoB - map)).append(" | ").append(Table.fmt((twoB - map) / 2)).append(" | ")
                 .append(Table.fmt(table.median("2 policies: Bucket4j (2 bandwidths) per key in a ConcurrentHashMap") - map)).append(" | ")
-                .append((twoB - map) / 2 <= 64 ? "met" : "missed").append(" |\n");
+                .append((twoB - map) / 2 <= 64 ? "met" : "missed").append(" |\n")
+                .append(Table.target("state per key per policy, 1 policy", "≤ 64 B", Table.fmt(oneB - map) + " B", oneB - map <= 64))
+                .append(Table.target("state per key per policy, 2 policies", "≤ 64 B", Table.fmt((twoB - map) / 2) + " B", (twoB - map) / 2 <= 64));
         md.append("\n### Raw numbers\n\n").append(table.rawMarkdown());
         return md.toString();
     }
