@@ -107,10 +107,11 @@ LUA
     return 1
   fi
   {
-    echo "Responses as served (one request each):"
+    echo "Responses as served (the second request of the rejected key, each):"
     echo
     echo '```'
     for u in "18082/reject/ok" "18090/reject/ok" "18092/reject/ok"; do
+      curl -s -o /dev/null -H 'Authorization: Bearer sk_bench_reject' "http://127.0.0.1:$u"
       echo "# GET :$u"; curl -s -i -H 'Authorization: Bearer sk_bench_reject' "http://127.0.0.1:$u" | tr -d '\r' | head -n 20; echo
     done
     echo '```'
