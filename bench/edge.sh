@@ -127,6 +127,8 @@ LUA
     "admitted: Sluice, fields off|http://127.0.0.1:18092/ok|sk_bench_admit"
   )
   : >"$raw"
+  local cmd="bench/run.sh edge (wrk -t2 -c$conns -d${secs}s --latency, $rounds rounds)"
+  local head; head=$(header edge "$cmd") # date and load average as the run starts
   # warm the JVMs up before the first round
   for c in "${cases[@]}"; do
     IFS='|' read -r label url key <<<"$c"
@@ -144,9 +146,9 @@ LUA
   done
   cleanup_edge
   trap - EXIT
-  local cmd="bench/run.sh edge (wrk -t2 -c$conns -d${secs}s --latency, $rounds rounds)"
   {
-    header edge "$cmd"
+    echo "$head"
+    echo
     "$JAVA" -cp "$bench_jar" dev.sluice.bench.edge.EdgeReport "$raw" "$conns"
     echo
     cat "$prefix/samples.md"

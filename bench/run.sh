@@ -90,8 +90,9 @@ bench_java() { # NAME: one Java harness into its results file
   tmp=$(mktemp)
   local cmd="bench/run.sh $name${extra[*]:+ -- ${extra[*]}}"
   echo "bench: $name (at most ${timeout_s}s)" >&2
+  local head; head=$(header "$name" "$cmd") # date and load average as the run starts
   if run_jar "$name" "${extra[@]}" >"$tmp"; then
-    { header "$name" "$cmd"; cat "$tmp"; notes "$name"; } >"$file"
+    { echo "$head"; echo; cat "$tmp"; notes "$name"; } >"$file"
     echo "bench: wrote $file" >&2
   else
     echo "bench: $name failed or timed out; $file not written" >&2

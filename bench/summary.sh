@@ -15,7 +15,7 @@ out="$dir/SUMMARY.md"
   echo "|---|---|---|---|---|"
   for f in limiter footprint edge redis sdk delivery sim; do
     [ -f "$dir/$f.md" ] || continue
-    grep -h '^<!-- target |' "$dir/$f.md" | sed 's/^<!-- target | //; s/ -->$//' | while IFS='|' read -r what goal measured verdict; do
+    { grep -h '^<!-- target |' "$dir/$f.md" || true; } | sed 's/^<!-- target | //; s/ -->$//' | while IFS='|' read -r what goal measured verdict; do
       v=$(echo "$verdict" | xargs)
       [ "$v" = met ] && v="**met**" || v="**missed**"
       echo "| [$f]($f.md) | $(echo "$what" | xargs) | $(echo "$goal" | xargs) | $(echo "$measured" | xargs) | $v |"
@@ -25,8 +25,9 @@ out="$dir/SUMMARY.md"
   echo "Results without a target:"
   echo
   for f in limiter footprint edge redis sdk delivery sim; do
-    [ -f "$dir/$f.md" ] && echo "- [$f]($f.md): $(sed -n 's/^- date: //p' "$dir/$f.md" | head -n1), load average at start $(sed -n 's/^- load average at start: //p' "$dir/$f.md" | head -n1)"
+    [ -f "$dir/$f.md" ] || continue
+    echo "- [$f]($f.md): $(sed -n 's/^- date: //p' "$dir/$f.md" | head -n1), load average at start $(sed -n 's/^- load average at start: //p' "$dir/$f.md" | head -n1)"
   done
-  [ -f "$dir/../notes/SUMMARY.md" ] && { echo; cat "$dir/../notes/SUMMARY.md"; }
+  if [ -f "$dir/../notes/SUMMARY.md" ]; then echo; cat "$dir/../notes/SUMMARY.md"; fi
 } >"$out"
 echo "bench: wrote $out" >&2
