@@ -149,7 +149,7 @@ LUA
   {
     echo "$head"
     echo
-    "$JAVA" -cp "$bench_jar" dev.sluice.bench.edge.EdgeReport "$raw" "$conns"
+    "$JAVA" -cp "$bench_jar" dev.sluice.bench.edge.EdgeReport "$raw" "$conns" | targets_last
     echo
     cat "$prefix/samples.md"
     echo

@@ -92,7 +92,8 @@ bench_java() { # NAME: one Java harness into its results file
   echo "bench: $name (at most ${timeout_s}s)" >&2
   local head; head=$(header "$name" "$cmd") # date and load average as the run starts
   if run_jar "$name" "${extra[@]}" >"$tmp"; then
-    { echo "$head"; echo; cat "$tmp"; notes "$name"; } >"$file"
+    # JMH echoes its forks' JDK warnings (sun.misc.Unsafe) on stdout: not results
+    { echo "$head"; echo; grep -v '^WARNING: ' "$tmp" | targets_last; notes "$name"; } >"$file"
     echo "bench: wrote $file" >&2
   else
     echo "bench: $name failed or timed out; $file not written" >&2
@@ -100,6 +101,10 @@ bench_java() { # NAME: one Java harness into its results file
     return 1
   fi
   rm -f "$tmp"
+}
+
+targets_last() { # the <!-- target … --> lines (for SUMMARY.md) after the tables, where they break none
+  awk '/^<!-- target \|/ { t = t $0 "\n"; next } { print } END { if (t != "") printf "\n%s", t }'
 }
 
 notes() { # NAME: the hand-written notes kept in bench/notes/NAME.md, if any
