@@ -164,6 +164,12 @@ LUA
     echo '```yaml'
     cat "$prefix/edge-on.yaml"
     echo '```'
+    echo
+    echo "Edge log lines at WARN or above during the run (count, first 100 characters):"
+    echo
+    echo '```'
+    cat "$prefix"/logs/edge-*.log | grep -E ' (WARN|ERROR) ' | cut -c1-100 | sed 's/key_id=k[0-9a-f]*/key_id=…/' | sort | uniq -c | sort -rn | head -n 12
+    echo '```'
     notes edge
   } >"$out_dir/edge.md"
   echo "bench: wrote $out_dir/edge.md" >&2
