@@ -44,6 +44,7 @@ import java.util.function.Consumer;
  * problem: { base-uri: https://docs.shiplane.example }
  * soft-limit: { threshold-percent: 80 }  # RateLimit-Warning and one quota.warning per window (SPEC §3.8)
  * key-id-secret: "..."                 # HMAC secret of the key ids in logs and events (KeyIds)
+ * rate-limit-fields: true              # false: no RateLimit* fields (like-for-like benchmarks only)
  * anonymous: { plan: per-ip }          # plan of anonymous routes, per client IP; default 5 per minute
  * plans: ...                           # as LimiterConfig
  * keys: ...                            # as LimiterConfig (or key-file)
@@ -90,6 +91,8 @@ public final class EdgeConfig {
     private ProtectionConfig protection = ProtectionConfig.DEFAULT;
     /** set once, by the reader or {@link #withKeyIdSecret}, before the object is shared */
     private Optional<String> keyIdSecret = Optional.empty();
+    /** set once, by the reader or {@link #withRateLimitFields}, before the object is shared */
+    private boolean rateLimitFields = true;
 
     /**
      * Assembles a configuration from its parts (the reader does this; tests may too).
@@ -168,7 +171,7 @@ public final class EdgeConfig {
     public EdgeConfig withProtection(ProtectionConfig newProtection) {
         return new EdgeConfig(listen, admin, upstream, store, problem, softLimitPercent, anonymousPlan, plans, keys,
                 routes, source, files, planSites)
-                .carrying(Objects.requireNonNull(newProtection, "newProtection"), keyIdSecret);
+                .carrying(Objects.requireNonNull(newProtection, "newProtection"), keyIdSecret, rateLimitFields);
     }
 
     /**
@@ -182,12 +185,30 @@ public final class EdgeConfig {
     /** This configuration with another key-id secret (empty: the built-in one). */
     public EdgeConfig withKeyIdSecret(Optional<String> secret) {
         return new EdgeConfig(listen, admin, upstream, store, problem, softLimitPercent, anonymousPlan, plans, keys,
-                routes, source, files, planSites).carrying(protection, Objects.requireNonNull(secret, "secret"));
+                routes, source, files, planSites).carrying(protection, Objects.requireNonNull(secret, "secret"), rateLimitFields);
     }
 
-    private EdgeConfig carrying(ProtectionConfig p, Optional<String> secret) {
+    /**
+     * {@code rate-limit-fields}: whether responses to a key carry {@code RateLimit-Policy},
+     * {@code RateLimit} and {@code RateLimit-Warning} (draft-ietf-httpapi-ratelimit-headers-11; SPEC §2.2
+     * requires them, so the default is {@code true}). {@code false} leaves them out of every response
+     * (the usage endpoint's body still reports the limits); it exists to compare the edge like for like
+     * with proxies that send no such fields (nginx {@code limit_req}, bench/results/edge.md).
+     */
+    public boolean rateLimitFields() {
+        return rateLimitFields;
+    }
+
+    /** This configuration with the RateLimit fields on or off (see {@link #rateLimitFields()}). */
+    public EdgeConfig withRateLimitFields(boolean on) {
+        return new EdgeConfig(listen, admin, upstream, store, problem, softLimitPercent, anonymousPlan, plans, keys,
+                routes, source, files, planSites).carrying(protection, keyIdSecret, on);
+    }
+
+    private EdgeConfig carrying(ProtectionConfig p, Optional<String> secret, boolean fields) {
         this.protection = p;
         this.keyIdSecret = secret;
+        this.rateLimitFields = fields;
         return this;
     }
 
@@ -300,7 +321,7 @@ public final class EdgeConfig {
 
     public EdgeConfig withListen(ListenConfig newListen) {
         return new EdgeConfig(newListen, admin, upstream, store, problem, softLimitPercent, anonymousPlan, plans,
-                keys, routes, source, files, planSites).carrying(protection, keyIdSecret);
+                keys, routes, source, files, planSites).carrying(protection, keyIdSecret, rateLimitFields);
     }
 
     /** A copy with the admin endpoint on {@code port} (0: any free port). */
@@ -311,7 +332,7 @@ public final class EdgeConfig {
     /** A copy with the admin endpoint replaced; empty disables it. */
     public EdgeConfig withAdmin(Optional<AdminConfig> newAdmin) {
         return new EdgeConfig(listen, newAdmin, upstream, store, problem, softLimitPercent, anonymousPlan, plans,
-                keys, routes, source, files, planSites).carrying(protection, keyIdSecret);
+                keys, routes, source, files, planSites).carrying(protection, keyIdSecret, rateLimitFields);
     }
 
     /**
@@ -325,7 +346,7 @@ public final class EdgeConfig {
 
     public EdgeConfig withUpstream(UpstreamConfig newUpstream) {
         return new EdgeConfig(listen, admin, newUpstream, store, problem, softLimitPercent, anonymousPlan, plans,
-                keys, routes, source, files, planSites).carrying(protection, keyIdSecret);
+                keys, routes, source, files, planSites).carrying(protection, keyIdSecret, rateLimitFields);
     }
 
     /**
@@ -347,19 +368,19 @@ public final class EdgeConfig {
         Map<String, KeyBinding> more = new LinkedHashMap<>(keys);
         more.put(apiKey, new KeyBinding(apiKey, plan, 0));
         return new EdgeConfig(listen, admin, upstream, store, problem, softLimitPercent, anonymousPlan, plans,
-                more, routes, source, files, planSites).carrying(protection, keyIdSecret);
+                more, routes, source, files, planSites).carrying(protection, keyIdSecret, rateLimitFields);
     }
 
     /** A copy with another store section (a reload keeps the running one: the store is fixed at start). */
     public EdgeConfig withStore(StoreConfig newStore) {
         return new EdgeConfig(listen, admin, upstream, newStore, problem, softLimitPercent, anonymousPlan, plans,
-                keys, routes, source, files, planSites).carrying(protection, keyIdSecret);
+                keys, routes, source, files, planSites).carrying(protection, keyIdSecret, rateLimitFields);
     }
 
     /** A copy with another route table (tests; a reload reads the file). */
     public EdgeConfig withRoutes(RouteTable newRoutes) {
         return new EdgeConfig(listen, admin, upstream, store, problem, softLimitPercent, anonymousPlan, plans,
-                keys, newRoutes, source, files, planSites).carrying(protection, keyIdSecret);
+                keys, newRoutes, source, files, planSites).carrying(protection, keyIdSecret, rateLimitFields);
     }
 
     @Override

@@ -54,7 +54,7 @@ public final class EdgeConfigReader {
 
     private static final Set<String> TOP = new LinkedHashSet<>(List.of("listen", "admin", "upstream", "store",
             "problem", "soft-limit", "anonymous", "plans", "keys", "key-file", "key-overrides", "routes",
-            "key-id-secret"));
+            "key-id-secret", "rate-limit-fields"));
     private static final Set<String> LISTEN = new LinkedHashSet<>(List.of("host", "port", "idle-timeout",
             "max-header-count", "max-header-bytes", "max-request-line-bytes", "drain-bound-bytes", "transport",
             "io-threads", "request-head-timeout", "body-idle-timeout", "max-connections-per-ip"));
@@ -129,7 +129,25 @@ public final class EdgeConfigReader {
         }
         Optional<String> keyIdSecret = root.get("key-id-secret").flatMap(n -> readKeyIdSecret(n, problems));
         return new EdgeConfig(listen, admin, upstream, store, problem, softLimit, anonymous, limiter.plans(), keys,
-                new RouteTable(routes), source, files, sites).withProtection(protection).withKeyIdSecret(keyIdSecret);
+                new RouteTable(routes), source, files, sites).withProtection(protection).withKeyIdSecret(keyIdSecret)
+                .withRateLimitFields(root.get("rate-limit-fields").map(n -> readOnOff(n, problems)).orElse(true));
+    }
+
+    /** {@code true}/{@code on} or {@code false}/{@code off}; a problem (and the default, on) otherwise. */
+    private static boolean readOnOff(ConfigNode node, ConfigProblems problems) {
+        String text = node.kind() == ConfigNode.Kind.SCALAR ? node.text().strip().toLowerCase(java.util.Locale.ROOT) : "";
+        switch (text) {
+            case "true", "on" -> {
+                return true;
+            }
+            case "false", "off" -> {
+                return false;
+            }
+            default -> {
+                problems.add(node, "must be true, false, on or off, was " + node.describe());
+                return true;
+            }
+        }
     }
 
     private static EdgeConfig fallback(LimiterConfig limiter, Optional<Path> source) {

@@ -178,11 +178,11 @@ public final class EdgeDecider {
             case Verdict.Replay rp -> rp.replay().header(LimitFields.POLICY_FIELD).isEmpty();
             case Verdict.Forward f -> false;
         };
-        if (!needs) {
+        if (!needs || !r.rateLimitFields()) {
             return CompletableFuture.completedFuture(v);
         }
         return store.usageAsync(key.limiterKey(), key.plan()).thenApply(states -> {
-            List<Header> fields = LimitFields.headers(enforcedPlan(key.plan(), states), states, r.softLimitPercent());
+            List<Header> fields = fields(r, enforcedPlan(key.plan(), states), states);
             return switch (v) {
                 case Verdict.Answer a -> new Verdict.Answer(a.response().withHeaders(fields), a.record());
                 case Verdict.Replay rp -> new Verdict.Replay(rp.bodySha256(), rp.replay().withHeaders(fields),
@@ -280,14 +280,14 @@ public final class EdgeDecider {
         // the policy line comes from the decision's plan: a shared store failing open reports its degraded plan
         return switch (decision) {
             case Allowed allowed -> CompletableFuture.completedFuture(new Verdict.Forward(request,
-                    LimitFields.headers(allowed.plan(), allowed.states(), soft), Optional.of(allowed),
+                    fields(r, allowed.plan(), allowed.states()), Optional.of(allowed),
                     new DecisionRecord(route.id(), keyClass, DecisionOutcome.ALLOWED, route.dryRun()),
                     warnings(key, request.costs(), allowed.states(), soft), admissionListeners(key, allowed)));
             case Denied denied -> {
                 DecisionOutcome outcome = denied.outcome() == Outcome.QUOTA_EXHAUSTED
                         ? DecisionOutcome.QUOTA_EXHAUSTED : DecisionOutcome.RATE_LIMITED;
                 DecisionRecord record = new DecisionRecord(route.id(), keyClass, outcome, route.dryRun());
-                List<Header> headers = LimitFields.headers(denied.plan(), denied.states(), soft);
+                List<Header> headers = fields(r, denied.plan(), denied.states());
                 yield CompletableFuture.completedFuture(route.dryRun()
                         ? new Verdict.Forward(request, headers, Optional.empty(), record, List.of(), List.of())
                         : new Verdict.Answer(r.problems().denied(denied, request.costs()).withHeaders(headers),
@@ -296,13 +296,13 @@ public final class EdgeDecider {
             case CostExceedsBurst tooBig -> usageOrNone(route, key).thenApply(states -> {
                 DecisionRecord record = new DecisionRecord(route.id(), keyClass, DecisionOutcome.COST_EXCEEDS_BURST,
                         route.dryRun());
-                List<Header> headers = LimitFields.headers(tooBig.plan(), states, soft);
+                List<Header> headers = fields(r, tooBig.plan(), states);
                 return route.dryRun()
                         ? new Verdict.Forward(request, headers, Optional.empty(), record, List.of(), List.of())
                         : new Verdict.Answer(r.problems().costExceedsBurst(tooBig).withHeaders(headers), record);
             });
             case Unavailable u -> CompletableFuture.completedFuture(new Verdict.Answer(
-                    storeUnavailable(r, u).withHeaders(LimitFields.headers(u.plan(), List.of(), soft)),
+                    storeUnavailable(r, u).withHeaders(fields(r, u.plan(), List.of())),
                     new DecisionRecord(route.id(), keyClass, DecisionOutcome.UNAVAILABLE, route.dryRun())));
         };
     }
@@ -392,11 +392,19 @@ public final class EdgeDecider {
             return CompletableFuture.completedFuture(charged);
         }
         Plan plan = refund.charge.plan();
-        int soft = rules.softLimitPercent();
+        EdgeRules r = rules;
         LimiterStore s = storeFor(forward.request().route());
         return refund.refunded.thenCompose(done -> s.usageAsync(key.limiterKey(), key.plan()))
-                .thenApply(states -> LimitFields.headers(plan, states, soft))
+                .thenApply(states -> fields(r, plan, states))
                 .exceptionally(error -> charged);
+    }
+
+    /**
+     * The key's RateLimit fields (SPEC §2.2), or none where the configuration turned them off
+     * ({@code rate-limit-fields: false}).
+     */
+    private static List<Header> fields(EdgeRules r, Plan plan, List<PolicyState> states) {
+        return r.rateLimitFields() ? LimitFields.headers(plan, states, r.softLimitPercent()) : List.of();
     }
 
     /** The quota policies this charge pushed over the soft limit (SPEC §3.8). */
@@ -425,7 +433,7 @@ public final class EdgeDecider {
     private CompletionStage<Verdict> answerWithFields(EdgeRules r, Route route, Caller.ApiKey key,
             EdgeResponse response, DecisionRecord record) {
         return usageOrNone(route, key).thenApply(states -> new Verdict.Answer(
-                response.withHeaders(LimitFields.headers(key.plan(), states, r.softLimitPercent())), record));
+                response.withHeaders(fields(r, key.plan(), states)), record));
     }
 
     /** The store, or its view answering by the route's own failure mode (SPEC §3.14). */

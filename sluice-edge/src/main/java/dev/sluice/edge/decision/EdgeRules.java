@@ -51,6 +51,11 @@ public final class EdgeRules {
         return problems;
     }
 
+    /** Whether responses to a key carry the RateLimit fields ({@link EdgeConfig#rateLimitFields()}). */
+    public boolean rateLimitFields() {
+        return config.rateLimitFields();
+    }
+
     /** The soft-limit threshold, percent of a quota policy's {@code q} (SPEC §3.8). */
     public int softLimitPercent() {
         return config.softLimitPercent();

@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The edge's own error responses: RFC 9457 {@code application/problem+json} bodies (written by
@@ -49,7 +50,18 @@ public final class Problems {
     private static final Header CONTENT_TYPE = new Header("Content-Type", ProblemDetails.MEDIA_TYPE);
     private static final Header NO_STORE = new Header("Cache-Control", "no-store");
 
+    /** At most this many distinct answers are remembered; the memo starts over beyond (a flood of unique details). */
+    static final int MAX_MEMOISED = 4096;
+
     private final ProblemConfig config;
+    /**
+     * Answers already serialised, keyed by everything they are made of (status, the whole body value, the
+     * Retry-After): a key rejected again and again gets the same bytes without building them again. The
+     * bodies are never written to (the transports wrap them read-only).
+     */
+    private final ConcurrentHashMap<Memo, EdgeResponse> memo = new ConcurrentHashMap<>();
+
+    private record Memo(int status, ProblemDetails body, long retryAfterSeconds) {}
 
     public Problems(ProblemConfig config) {
         this.config = config;
@@ -274,7 +286,21 @@ public final class Problems {
         return inFlight ? r.withHeaders(List.of(new Header(RetryAfter.FIELD, "1"))) : r;
     }
 
-    private static EdgeResponse problem(int status, ProblemDetails body, long retryAfterSeconds) {
+    private EdgeResponse problem(int status, ProblemDetails body, long retryAfterSeconds) {
+        Memo key = new Memo(status, body, retryAfterSeconds);
+        EdgeResponse known = memo.get(key);
+        if (known != null) {
+            return known;
+        }
+        EdgeResponse built = build(status, body, retryAfterSeconds);
+        if (memo.size() >= MAX_MEMOISED) {
+            memo.clear();
+        }
+        memo.put(key, built);
+        return built;
+    }
+
+    private static EdgeResponse build(int status, ProblemDetails body, long retryAfterSeconds) {
         List<Header> headers = new ArrayList<>(4);
         headers.add(CONTENT_TYPE);
         headers.add(NO_STORE);

@@ -160,4 +160,20 @@ class EdgeConfigTest {
                 .hasMessageStartingWith("x.yaml:");
         assertThat(List.of()).isEmpty();
     }
+
+    @Test
+    void rateLimitFieldsReadsOnOffTrueFalseAndNamesTheLineOfAnythingElse() {
+        String plans = "plans:\n  free:\n    policies:\n      - { name: burst, kind: burst, q: 20, w: 2 }\n";
+        assertThat(EdgeConfig.parse("a.yaml", plans).rateLimitFields()).isTrue();
+        assertThat(EdgeConfig.parse("b.yaml", "rate-limit-fields: off\n" + plans).rateLimitFields()).isFalse();
+        assertThat(EdgeConfig.parse("c.yaml", "rate-limit-fields: false\n" + plans).rateLimitFields()).isFalse();
+        assertThat(EdgeConfig.parse("d.yaml", "rate-limit-fields: on\n" + plans).rateLimitFields()).isTrue();
+        // carried through the with… copies
+        assertThat(EdgeConfig.parse("e.yaml", "rate-limit-fields: off\n" + plans).withListenPort(0).rateLimitFields())
+                .isFalse();
+        assertThatThrownBy(() -> EdgeConfig.parse("f.yaml", "rate-limit-fields: sometimes\n" + plans))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems())
+                        .extracting(ConfigProblem::toString)
+                        .contains("f.yaml:1: rate-limit-fields: must be true, false, on or off, was \"sometimes\""));
+    }
 }

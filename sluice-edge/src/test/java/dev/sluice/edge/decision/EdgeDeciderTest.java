@@ -111,6 +111,21 @@ class EdgeDeciderTest {
     }
 
     @Test
+    void rateLimitFieldsOffLeavesThemOutButStillLimits() {
+        // rate-limit-fields: false (like-for-like benchmarks against nginx): same decisions, no fields
+        EdgeDecider d = new EdgeDecider(new EdgeRules(config.withRateLimitFields(false)), store, time, List.of());
+        Verdict.Forward admitted = (Verdict.Forward) now(d.decide(get("/v1/x", "sk_tiny")));
+        assertThat(admitted.responseHeaders()).isEmpty();
+        Verdict.Answer denied = (Verdict.Answer) now(d.decide(get("/v1/x", "sk_tiny")));
+        assertThat(denied.response().status()).isEqualTo(429);
+        assertThat(denied.response().header("Retry-After")).hasValue("1");
+        assertThat(denied.response().header("RateLimit")).isEmpty();
+        assertThat(denied.response().header("RateLimit-Policy")).isEmpty();
+        // and on by default (SPEC §2.2)
+        assertThat(config.rateLimitFields()).isTrue();
+    }
+
+    @Test
     void usageIsNotCharged() {
         EdgeDecider d = decider(List.of());
         for (int i = 0; i < 50; i++) {

@@ -53,6 +53,27 @@ class ProblemsTest {
     }
 
     @Test
+    void aRepeatedDenialGetsTheSameBytesAndAnyChangedInputGetsItsOwn() {
+        Problems problems = new Problems(ProblemConfig.DEFAULT);
+        Denied first = new Denied(FREE, BURST, Duration.ofMillis(300), List.of(BURST), List.of(
+                new PolicyState(BURST, 0, 2, 20, PolicyState.NO_RESET_AT)));
+        Denied again = new Denied(FREE, BURST, Duration.ofMillis(300), List.of(BURST), List.of(
+                new PolicyState(BURST, 0, 2, 20, PolicyState.NO_RESET_AT)));
+        Denied later = new Denied(FREE, BURST, Duration.ofMillis(1_300), List.of(BURST), List.of(
+                new PolicyState(BURST, 0, 2, 20, PolicyState.NO_RESET_AT)));
+
+        EdgeResponse a = problems.denied(first, Costs.ONE);
+        EdgeResponse b = problems.denied(again, Costs.ONE);
+        EdgeResponse c = problems.denied(later, Costs.ONE);
+
+        assertThat(b.body()).isSameAs(a.body()); // memoised: built once
+        assertThat(c.body()).isNotEqualTo(a.body());
+        assertThat(body(c).retryAfterSeconds()).isEqualTo(2);
+        assertThat(c.header("Retry-After")).hasValue("2");
+        assertThat(body(problems.denied(first, Costs.requests(3))).detail()).isNotEqualTo(body(a).detail());
+    }
+
+    @Test
     void aDenialOfACostlyRequestSaysWhatItCosts() {
         Denied d = new Denied(FREE, BURST, Duration.ofMillis(300), List.of(BURST), List.of(
                 new PolicyState(BURST, 7, 2, 13, PolicyState.NO_RESET_AT),

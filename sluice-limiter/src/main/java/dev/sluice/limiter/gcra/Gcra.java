@@ -52,9 +52,14 @@ public final class Gcra {
         return backlog > 0 ? backlog : 0;
     }
 
-    /** {@code r}: whole units available now, {@code 0 ≤ r ≤ q} (fractional tokens round down). */
+    /**
+     * {@code r}: whole units available now, {@code 0 ≤ r ≤ q} (fractional tokens round down). A
+     * {@code nowTicks} read before another thread admitted at a later reading can lie more than the
+     * capacity behind {@code tat}; {@code r} is 0 then, never negative.
+     */
     public static long remaining(GcraParams p, long tat, long nowTicks) {
-        return (p.capacityTicks() - backlogTicks(tat, nowTicks)) / p.emissionTicks();
+        long free = p.capacityTicks() - backlogTicks(tat, nowTicks);
+        return free > 0 ? free / p.emissionTicks() : 0;
     }
 
     /** {@code t}: whole seconds until the bucket is full again, rounded up (SPEC §1); 0 when full. */

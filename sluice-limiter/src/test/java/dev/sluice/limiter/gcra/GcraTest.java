@@ -21,6 +21,19 @@ class GcraTest {
     }
 
     @Test
+    void aStaleClockReadingNeverGivesANegativeRemaining() {
+        // a decision that read the clock just before another thread admitted at a later reading can see
+        // a TAT more than the capacity ahead of its own "now": r is 0 then, never negative (SPEC §1: 0 ≤ r ≤ q)
+        GcraParams p = GcraParams.of(20, 2);
+        long now = 5_000 * MS;
+        long tat = now + p.capacityTicks() + 150 * MS;
+
+        assertThat(Gcra.remaining(p, tat, now)).isZero();
+        assertThat(Gcra.remaining(p, now + p.capacityTicks(), now)).isZero();
+        assertThat(Gcra.remaining(p, now, now)).isEqualTo(20);
+    }
+
+    @Test
     void roundRatesNeedNoScaling() {
         // SPEC §2.1: 20 per 2 s is one token per 100 ms
         GcraParams p = GcraParams.of(20, 2);

@@ -1,0 +1,177 @@
+# Sourced by bench/run.sh: the edge against nginx limit_req, both in front of one nginx static upstream.
+#
+# Ports (loopback): 18081 upstream nginx (static file /ok, 3 bytes), 18082 nginx limit_req front,
+# 18090 Sluice edge (RateLimit fields on), 18092 Sluice edge (fields off; admin ports +1).
+# Load: wrk -t2 -c64 (BENCH_EDGE_CONNECTIONS), BENCH_EDGE_SECONDS (5) measured after 1 s of warm-up
+# per case, rounds (BENCH_EDGE_ROUNDS, 5) interleaving every case.
+# nginx runs in the foreground as this script's child with its own prefix under /tmp and is stopped
+# at exit, as are the edges. nginx setting compared: access_log off and error_log at crit, so
+# rejections are not logged (nginx's fastest setting; by default it logs each rejection at error).
+
+bench_edge() {
+  local rounds="${BENCH_EDGE_ROUNDS:-5}" secs="${BENCH_EDGE_SECONDS:-5}" conns="${BENCH_EDGE_CONNECTIONS:-64}"
+  if [ "${BENCH_QUICK:-0}" = 1 ]; then rounds=1; secs=1; fi
+  local prefix; prefix=$(mktemp -d /tmp/sluice-bench-nginx.XXXXXX)
+  local raw="$prefix/raw.tsv"
+  EDGE_PIDS=()
+  chmod 755 "$prefix"   # nginx workers run as nobody and must read html/
+  mkdir -p "$prefix/html/reject" "$prefix/logs"
+  printf 'ok\n' >"$prefix/html/ok"; printf 'ok\n' >"$prefix/html/reject/ok"
+  cat >"$prefix/nginx.conf" <<NGX
+daemon off;
+worker_processes 2;
+pid $prefix/nginx.pid;
+error_log $prefix/logs/error.log crit;
+events { worker_connections 8192; }
+http {
+  access_log off;
+  keepalive_requests 100000000;
+  limit_req_status 429;
+  limit_req_zone \$http_authorization zone=reject:10m rate=1r/m;
+  limit_req_zone \$http_authorization zone=admit:10m rate=1000000r/s;
+  upstream static { server 127.0.0.1:18081; keepalive 64; }
+  server {
+    listen 127.0.0.1:18081;
+    root $prefix/html;
+    location / { }
+  }
+  server {
+    listen 127.0.0.1:18082;
+    root $prefix/html;
+    # a limited location serving a tiny static file: "return 200" would run before limit_req
+    location /reject/ { limit_req zone=reject; }
+    location = /ok {
+      limit_req zone=admit burst=2000000 nodelay;
+      proxy_pass http://static;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+    }
+  }
+}
+NGX
+  for fields in on off; do
+    local port=18090; [ "$fields" = off ] && port=18092
+    cat >"$prefix/edge-$fields.yaml" <<YML
+listen: 127.0.0.1:$port
+admin: 127.0.0.1:$((port + 1))
+upstream:
+  url: http://127.0.0.1:18081
+  pool-size: 64
+store: memory
+rate-limit-fields: $fields
+plans:
+  reject:                     # 1 per minute, as nginx rate=1r/m without burst
+    policies:
+      - { name: burst, kind: burst, q: 1, w: 60 }
+  admit:                      # 1,000,000/s with a burst of 2,000,000, as nginx rate=1000000r/s burst=2000000
+    policies:
+      - { name: burst, kind: burst, q: 2000000, w: 2 }
+keys:
+  sk_bench_reject: reject
+  sk_bench_admit: admit
+routes:
+  - { method: GET, path: /ok }
+  - { method: GET, path: /reject/ok }
+YML
+  done
+  cat >"$prefix/report.lua" <<'LUA'
+done = function(summary, latency, requests)
+  io.write(string.format("WRK\t%.1f\t%d\t%d\t%d\t%d\t%d\n",
+    summary.requests / (summary.duration / 1e6), latency:percentile(50), latency:percentile(99),
+    latency:percentile(99.9), summary.errors.status, summary.requests))
+end
+LUA
+  cleanup_edge() {
+    for p in "${EDGE_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+    for p in "${EDGE_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+    EDGE_PIDS=()
+  }
+  trap cleanup_edge EXIT
+  nginx -p "$prefix" -c "$prefix/nginx.conf" &
+  EDGE_PIDS+=($!)
+  for fields in on off; do
+    "$JAVA" -jar "$cli_jar" edge --config "$prefix/edge-$fields.yaml" --no-watch >"$prefix/logs/edge-$fields.log" 2>&1 &
+    EDGE_PIDS+=($!)
+  done
+  local ok=0
+  for _ in $(seq 1 300); do
+    if curl -fs -m 2 -o /dev/null http://127.0.0.1:18081/ok \
+       && curl -fs -m 2 -o /dev/null -H 'Authorization: Bearer sk_bench_admit' http://127.0.0.1:18090/ok \
+       && curl -fs -m 2 -o /dev/null -H 'Authorization: Bearer sk_bench_admit' http://127.0.0.1:18092/ok; then ok=1; break; fi
+    sleep 0.2
+  done
+  if [ "$ok" != 1 ]; then
+    echo "bench: edge or nginx did not answer within a minute; logs:" >&2
+    tail -n 20 "$prefix"/logs/*.log >&2
+    cleanup_edge
+    return 1
+  fi
+  {
+    echo "Responses as served (the second request of the rejected key, each):"
+    echo
+    echo '```'
+    for u in "18082/reject/ok" "18090/reject/ok" "18092/reject/ok"; do
+      curl -s -o /dev/null -H 'Authorization: Bearer sk_bench_reject' "http://127.0.0.1:$u"
+      echo "# GET :$u"; curl -s -i -H 'Authorization: Bearer sk_bench_reject' "http://127.0.0.1:$u" | tr -d '\r' | head -n 20; echo
+    done
+    echo '```'
+  } >"$prefix/samples.md"
+
+  local cases=(
+    "direct to upstream (nginx static)|http://127.0.0.1:18081/ok|sk_bench_admit"
+    "rejected: nginx limit_req|http://127.0.0.1:18082/reject/ok|sk_bench_reject"
+    "rejected: Sluice, fields on|http://127.0.0.1:18090/reject/ok|sk_bench_reject"
+    "rejected: Sluice, fields off|http://127.0.0.1:18092/reject/ok|sk_bench_reject"
+    "admitted: nginx limit_req + proxy_pass|http://127.0.0.1:18082/ok|sk_bench_admit"
+    "admitted: Sluice, fields on|http://127.0.0.1:18090/ok|sk_bench_admit"
+    "admitted: Sluice, fields off|http://127.0.0.1:18092/ok|sk_bench_admit"
+  )
+  : >"$raw"
+  local cmd="bench/run.sh edge (wrk -t2 -c$conns -d${secs}s --latency, $rounds rounds)"
+  local head; head=$(header edge "$cmd") # date and load average as the run starts
+  # warm the JVMs up before the first round
+  for c in "${cases[@]}"; do
+    IFS='|' read -r label url key <<<"$c"
+    wrk -t2 -c"$conns" -d"$((secs > 2 ? 3 : 1))"s -H "Authorization: Bearer $key" "$url" >/dev/null
+  done
+  for r in $(seq 1 "$rounds"); do
+    for c in "${cases[@]}"; do
+      IFS='|' read -r label url key <<<"$c"
+      wrk -t2 -c"$conns" -d1s -H "Authorization: Bearer $key" "$url" >/dev/null
+      local line
+      line=$(wrk -t2 -c"$conns" -d"${secs}s" --latency -s "$prefix/report.lua" -H "Authorization: Bearer $key" "$url" | grep '^WRK' | cut -f2-)
+      printf '%s\t%s\n' "$label" "$line" >>"$raw"
+      echo "bench: edge round $r/$rounds $label: $(cut -f1 <<<"$line") req/s" >&2
+    done
+  done
+  cleanup_edge
+  trap - EXIT
+  {
+    echo "$head"
+    echo
+    "$JAVA" -cp "$bench_jar" dev.sluice.bench.edge.EdgeReport "$raw" "$conns" | targets_last
+    echo
+    cat "$prefix/samples.md"
+    echo
+    echo "nginx configuration used (prefix under /tmp):"
+    echo
+    echo '```nginx'
+    sed "s|$prefix|PREFIX|g" "$prefix/nginx.conf"
+    echo '```'
+    echo
+    echo "Sluice edge configuration (fields on; the other differs in port and \`rate-limit-fields: off\`):"
+    echo
+    echo '```yaml'
+    cat "$prefix/edge-on.yaml"
+    echo '```'
+    echo
+    echo "Edge log lines at WARN or above during the run (count, first 100 characters):"
+    echo
+    echo '```'
+    cat "$prefix"/logs/edge-*.log | grep -E ' (WARN|ERROR) ' | cut -c1-100 | sed 's/key_id=k[0-9a-f]*/key_id=…/' | sort | uniq -c | sort -rn | head -n 12
+    echo '```'
+    notes edge
+  } >"$out_dir/edge.md"
+  echo "bench: wrote $out_dir/edge.md" >&2
+  rm -rf "$prefix"
+}
