@@ -52,6 +52,7 @@ public class LimiterBenchmarks {
         Plan twoPolicyPlan;
         Bucket bucket4j;
         Bucket bucket4jTwo;
+        ConcurrentHashMap<String, Bucket> bucket4jByKey;
         AtomicRateLimiter resilience4j;
         RateLimiter guava;
 
@@ -71,6 +72,13 @@ public class LimiterBenchmarks {
                     .addLimit(Bandwidth.builder().capacity(DAILY_QUOTA)
                             .refillIntervally(DAILY_QUOTA, Duration.ofDays(1)).build())
                     .build();
+            // a keyed Bucket4j as a server keeps it (one bucket per API key in a map), so the lookup that
+            // Sluice's keyed store pays is paid by the peer too
+            bucket4jByKey = new ConcurrentHashMap<>();
+            bucket4jByKey.put("hot-key", Bucket.builder()
+                    .addLimit(Bandwidth.builder().capacity(HOT_RATE_PER_SECOND)
+                            .refillGreedy(HOT_RATE_PER_SECOND, Duration.ofSeconds(1)).build())
+                    .build());
             resilience4j = new AtomicRateLimiter("hot", RateLimiterConfig.custom()
                     .limitForPeriod((int) HOT_RATE_PER_SECOND)
                     .limitRefreshPeriod(Duration.ofSeconds(1))
@@ -83,6 +91,17 @@ public class LimiterBenchmarks {
     @Benchmark
     public Decision hotSluice(Hot s) {
         return s.sluice.decide("hot-key", s.plan, Costs.ONE);
+    }
+
+    /** The same decision and charge, answered as a boolean like the peers' (no {@code Decision} built). */
+    @Benchmark
+    public boolean hotSluiceTryAcquire(Hot s) {
+        return s.sluice.tryAcquire("hot-key", s.plan, Costs.ONE);
+    }
+
+    @Benchmark
+    public boolean hotBucket4jKeyed(Hot s) {
+        return s.bucket4jByKey.get("hot-key").tryConsume(1);
     }
 
     @Benchmark
@@ -103,6 +122,11 @@ public class LimiterBenchmarks {
     @Benchmark
     public Decision twoPolicySluice(Hot s) {
         return s.sluice.decide("hot-key", s.twoPolicyPlan, Costs.ONE);
+    }
+
+    @Benchmark
+    public boolean twoPolicySluiceTryAcquire(Hot s) {
+        return s.sluice.tryAcquire("hot-key-2", s.twoPolicyPlan, Costs.ONE);
     }
 
     @Benchmark
