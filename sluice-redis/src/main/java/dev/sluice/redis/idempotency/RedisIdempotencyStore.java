@@ -1,5 +1,8 @@
 package dev.sluice.redis.idempotency;
 
+import static dev.sluice.redis.internal.RedisFailures.describe;
+import static dev.sluice.redis.internal.RedisFailures.isAvailabilityFailure;
+
 import dev.sluice.limiter.idempotency.Claim;
 import dev.sluice.limiter.idempotency.IdempotencyKey;
 import dev.sluice.limiter.idempotency.IdempotencyRecord;
@@ -12,7 +15,6 @@ import dev.sluice.redis.RedisEndpointConfig;
 import dev.sluice.redis.RedisUnavailableException;
 import dev.sluice.redis.internal.HashTags;
 import dev.sluice.redis.internal.LuaScript;
-import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -417,18 +419,4 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return d.minusMillis(ms).isZero() ? ms : ms + 1;
     }
 
-    /** Timeouts, refused or dropped connections, and the replies of a server that cannot serve now. */
-    private static boolean isAvailabilityFailure(Throwable cause) {
-        if (cause instanceof RedisCommandExecutionException ex) {
-            String m = ex.getMessage() == null ? "" : ex.getMessage();
-            return m.startsWith("BUSY") || m.startsWith("LOADING") || m.startsWith("MASTERDOWN")
-                    || m.startsWith("TRYAGAIN") || m.startsWith("CLUSTERDOWN") || m.startsWith("READONLY");
-        }
-        return !(cause instanceof IllegalStateException || cause instanceof ClassCastException
-                || cause instanceof IndexOutOfBoundsException);
-    }
-
-    private static String describe(Throwable e) {
-        return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
-    }
 }

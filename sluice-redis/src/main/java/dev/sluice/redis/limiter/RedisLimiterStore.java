@@ -1,5 +1,8 @@
 package dev.sluice.redis.limiter;
 
+import static dev.sluice.redis.internal.RedisFailures.describe;
+import static dev.sluice.redis.internal.RedisFailures.isAvailabilityFailure;
+
 import dev.sluice.limiter.Allowed;
 import dev.sluice.limiter.CostExceedsBurst;
 import dev.sluice.limiter.Costs;
@@ -15,7 +18,6 @@ import dev.sluice.redis.RedisEndpoint;
 import dev.sluice.redis.RedisEndpointConfig;
 import dev.sluice.redis.RedisUnavailableException;
 import dev.sluice.redis.internal.LuaScript;
-import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Instant;
 import java.util.List;
@@ -684,20 +686,6 @@ public final class RedisLimiterStore implements LimiterStore {
         }
     }
 
-    /** Timeouts, refused or dropped connections, and the replies of a server that cannot serve now. */
-    private static boolean isAvailabilityFailure(Throwable cause) {
-        if (cause instanceof RedisCommandExecutionException ex) {
-            String m = ex.getMessage() == null ? "" : ex.getMessage();
-            return m.startsWith("BUSY") || m.startsWith("LOADING") || m.startsWith("MASTERDOWN")
-                    || m.startsWith("TRYAGAIN") || m.startsWith("CLUSTERDOWN") || m.startsWith("READONLY");
-        }
-        return !(cause instanceof IllegalStateException || cause instanceof ClassCastException
-                || cause instanceof IndexOutOfBoundsException);
-    }
-
-    private static String describe(Throwable e) {
-        return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
-    }
 
     // --------------------------------------------------------------------------------- helpers
 
