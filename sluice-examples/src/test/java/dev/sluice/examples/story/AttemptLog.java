@@ -1,28 +1,22 @@
 package dev.sluice.examples.story;
 
+import dev.sluice.examples.ForwardingHttpClient;
 import java.io.IOException;
-import java.net.Authenticator;
-import java.net.CookieHandler;
-import java.net.ProxySelector;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
-import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executor;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLParameters;
 
 /**
  * A JDK {@link HttpClient} that hands every request to another one and writes down what each attempt
  * on the wire got: its {@code Idempotency-Key}, and its status and fields, or that it timed out. It sits
  * under the SDK, so it sees every retry the SDK makes. Thread-safe.
  */
-final class AttemptLog extends HttpClient {
+final class AttemptLog extends ForwardingHttpClient {
 
     /** One attempt as the wire saw it. */
     record Attempt(String idempotencyKey, int status, boolean replayed, boolean hasRetryAfter, boolean timedOut) {
@@ -33,11 +27,10 @@ final class AttemptLog extends HttpClient {
         }
     }
 
-    private final HttpClient delegate;
     private final List<Attempt> attempts = new CopyOnWriteArrayList<>();
 
     AttemptLog(HttpClient delegate) {
-        this.delegate = delegate;
+        super(delegate);
     }
 
     private final java.util.Map<String, String> keyByCall = new java.util.concurrent.ConcurrentHashMap<>();
@@ -109,52 +102,5 @@ final class AttemptLog extends HttpClient {
             }
         });
         return key;
-    }
-
-    // --- plain delegation ---
-
-    @Override
-    public Optional<CookieHandler> cookieHandler() {
-        return delegate.cookieHandler();
-    }
-
-    @Override
-    public Optional<Duration> connectTimeout() {
-        return delegate.connectTimeout();
-    }
-
-    @Override
-    public Redirect followRedirects() {
-        return delegate.followRedirects();
-    }
-
-    @Override
-    public Optional<ProxySelector> proxy() {
-        return delegate.proxy();
-    }
-
-    @Override
-    public SSLContext sslContext() {
-        return delegate.sslContext();
-    }
-
-    @Override
-    public SSLParameters sslParameters() {
-        return delegate.sslParameters();
-    }
-
-    @Override
-    public Optional<Authenticator> authenticator() {
-        return delegate.authenticator();
-    }
-
-    @Override
-    public Version version() {
-        return delegate.version();
-    }
-
-    @Override
-    public Optional<Executor> executor() {
-        return delegate.executor();
     }
 }

@@ -1,29 +1,22 @@
 package dev.sluice.examples.demo.fleet;
 
+import dev.sluice.examples.ForwardingHttpClient;
 import dev.sluice.examples.demo.series.Series;
 import dev.sluice.examples.demo.series.SeriesRecorder;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.net.Authenticator;
-import java.net.CookieHandler;
-import java.net.ProxySelector;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
-import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Executor;
 import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLParameters;
 
 /**
  * An {@link HttpClient} that passes every request to another one and counts each attempt on the
@@ -35,16 +28,15 @@ import javax.net.ssl.SSLParameters;
  * of a 429 body on its way to the caller's body handler, which still receives all of it. Other
  * outcomes are known from the status line. Thread-safe.
  */
-final class WireTap extends HttpClient {
+final class WireTap extends ForwardingHttpClient {
 
     static final int MAX_COPIED_BYTES = 16 * 1024;
 
-    private final HttpClient delegate;
     private final SeriesRecorder recorder;
     private final AtomicInteger inFlight = new AtomicInteger();
 
     WireTap(HttpClient delegate, SeriesRecorder recorder) {
-        this.delegate = Objects.requireNonNull(delegate, "delegate");
+        super(delegate);
         this.recorder = Objects.requireNonNull(recorder, "recorder");
     }
 
@@ -163,52 +155,5 @@ final class WireTap extends HttpClient {
             done.accept(copy.toByteArray());
             inner.onComplete();
         }
-    }
-
-    // --- plain delegation ---
-
-    @Override
-    public Optional<CookieHandler> cookieHandler() {
-        return delegate.cookieHandler();
-    }
-
-    @Override
-    public Optional<Duration> connectTimeout() {
-        return delegate.connectTimeout();
-    }
-
-    @Override
-    public Redirect followRedirects() {
-        return delegate.followRedirects();
-    }
-
-    @Override
-    public Optional<ProxySelector> proxy() {
-        return delegate.proxy();
-    }
-
-    @Override
-    public SSLContext sslContext() {
-        return delegate.sslContext();
-    }
-
-    @Override
-    public SSLParameters sslParameters() {
-        return delegate.sslParameters();
-    }
-
-    @Override
-    public Optional<Authenticator> authenticator() {
-        return delegate.authenticator();
-    }
-
-    @Override
-    public Version version() {
-        return delegate.version();
-    }
-
-    @Override
-    public Optional<Executor> executor() {
-        return delegate.executor();
     }
 }
