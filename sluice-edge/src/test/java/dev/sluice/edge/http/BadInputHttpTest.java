@@ -2,18 +2,12 @@ package dev.sluice.edge.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.edge.testing.Edges;
 import dev.sluice.edge.testing.H2Client;
-import dev.sluice.edge.testing.LeakWatch;
 import dev.sluice.edge.testing.RawHttp;
-import dev.sluice.edge.testing.TestUpstream;
 import dev.sluice.limiter.memory.InMemoryLimiterStore;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Headers;
 import java.util.SplittableRandom;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
@@ -22,29 +16,9 @@ import org.junit.jupiter.api.Test;
  * Hostile and broken requests get clear 4xx problem answers, never a stack trace, never limiter state
  * for an unknown key, and never reach the upstream.
  */
-class BadInputHttpTest {
+class BadInputHttpTest extends ShiplaneEdgeHttpTest {
 
     private static final String FREE = "sk_test_free_1";
-
-    private TestUpstream upstream;
-    private Edges edge;
-
-    @BeforeEach
-    void start() {
-        upstream = new TestUpstream();
-        edge = Edges.start(Edges.SHIPLANE, upstream, "2026-11-30T12:00:00Z");
-    }
-
-    @AfterEach
-    void stop() {
-        edge.close();
-        upstream.close();
-    }
-
-    @AfterAll
-    static void noLeaks() {
-        LeakWatch.assertNoLeaks();
-    }
 
     private int keysWithState() {
         return ((InMemoryLimiterStore) edge.server.store()).keyCount();

@@ -2,13 +2,7 @@ package dev.sluice.edge.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.edge.testing.Edges;
-import dev.sluice.edge.testing.LeakWatch;
 import dev.sluice.edge.testing.RawHttp;
-import dev.sluice.edge.testing.TestUpstream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -18,27 +12,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * no bearer credential, {@code invalid_request} for a malformed one, {@code invalid_token} only for a
  * well-formed token that is not a known key.
  */
-class BearerChallengeHttpTest {
-
-    private TestUpstream upstream;
-    private Edges edge;
-
-    @BeforeEach
-    void start() {
-        upstream = new TestUpstream();
-        edge = Edges.start(Edges.SHIPLANE, upstream, "2026-11-30T12:00:00Z");
-    }
-
-    @AfterEach
-    void stop() {
-        edge.close();
-        upstream.close();
-    }
-
-    @AfterAll
-    static void noLeaks() {
-        LeakWatch.assertNoLeaks();
-    }
+class BearerChallengeHttpTest extends ShiplaneEdgeHttpTest {
 
     private RawHttp.Response get(String authorizationLine) {
         try (RawHttp c = new RawHttp(edge.server.port())) {

@@ -3,42 +3,16 @@ package dev.sluice.edge.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.edge.softlimit.QuotaWarning;
-import dev.sluice.edge.testing.Edges;
-import dev.sluice.edge.testing.LeakWatch;
-import dev.sluice.edge.testing.TestUpstream;
 import dev.sluice.edge.testing.TestUpstream.Reply;
 import java.net.http.HttpResponse;
 import java.time.Instant;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** SPEC §3.5–§3.9 and §3.13a over real HTTP: caching, usage, anonymous routes, soft limit, refunds, dry-run. */
-class EdgeBehaviourHttpTest {
+class EdgeBehaviourHttpTest extends ShiplaneEdgeHttpTest {
 
     private static final String FREE = "sk_test_free_1";
-
-    private TestUpstream upstream;
-    private Edges edge;
-
-    @BeforeEach
-    void start() {
-        upstream = new TestUpstream();
-        edge = Edges.start(Edges.SHIPLANE, upstream, "2026-11-30T12:00:00Z");
-    }
-
-    @AfterEach
-    void stop() {
-        edge.close();
-        upstream.close();
-    }
-
-    @AfterAll
-    static void noLeaks() {
-        LeakWatch.assertNoLeaks();
-    }
 
     @Test
     void every429And503CarriesNoStoreAndA429CarriesRetryAfter() {

@@ -2,15 +2,9 @@ package dev.sluice.edge.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.edge.testing.Edges;
 import dev.sluice.edge.testing.H2Client;
-import dev.sluice.edge.testing.LeakWatch;
-import dev.sluice.edge.testing.TestUpstream;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Headers;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,29 +13,9 @@ import org.junit.jupiter.api.Test;
  * the connection with a GOAWAY that covers its stream, so the client is not told it may retry it (RFC 9113
  * §6.8, §8.7).
  */
-class Http2HeaderSizeHttpTest {
+class Http2HeaderSizeHttpTest extends ShiplaneEdgeHttpTest {
 
     private static final String FREE = "sk_test_free_1";
-
-    private TestUpstream upstream;
-    private Edges edge;
-
-    @BeforeEach
-    void start() {
-        upstream = new TestUpstream();
-        edge = Edges.start(Edges.SHIPLANE, upstream, "2026-11-30T12:00:00Z");
-    }
-
-    @AfterEach
-    void stop() {
-        edge.close();
-        upstream.close();
-    }
-
-    @AfterAll
-    static void noLeaks() {
-        LeakWatch.assertNoLeaks();
-    }
 
     private static Http2Headers withHeaderOf(int bytes) {
         return new DefaultHttp2Headers().add("authorization", "Bearer " + FREE).add("x-big", "a".repeat(bytes));

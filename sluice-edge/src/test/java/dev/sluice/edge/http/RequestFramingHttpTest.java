@@ -2,13 +2,7 @@ package dev.sluice.edge.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.edge.testing.Edges;
-import dev.sluice.edge.testing.LeakWatch;
 import dev.sluice.edge.testing.RawHttp;
-import dev.sluice.edge.testing.TestUpstream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -19,29 +13,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * upstream. Some shapes are refused by the edge itself (Host, unknown transfer codings), the others by
  * Netty's decoder, which is tested here so that a Netty upgrade that relaxes one is noticed.
  */
-class RequestFramingHttpTest {
+class RequestFramingHttpTest extends ShiplaneEdgeHttpTest {
 
     private static final String KEY = "Authorization: Bearer sk_test_free_1\r\n";
-
-    private TestUpstream upstream;
-    private Edges edge;
-
-    @BeforeEach
-    void start() {
-        upstream = new TestUpstream();
-        edge = Edges.start(Edges.SHIPLANE, upstream, "2026-11-30T12:00:00Z");
-    }
-
-    @AfterEach
-    void stop() {
-        edge.close();
-        upstream.close();
-    }
-
-    @AfterAll
-    static void noLeaks() {
-        LeakWatch.assertNoLeaks();
-    }
 
     private RawHttp.Response refused(String request, int status) {
         try (RawHttp c = new RawHttp(edge.server.port())) {

@@ -2,9 +2,7 @@ package dev.sluice.edge.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.edge.testing.Edges;
 import dev.sluice.edge.testing.H2Client;
-import dev.sluice.edge.testing.LeakWatch;
 import dev.sluice.edge.testing.RawHttp;
 import dev.sluice.edge.testing.TestUpstream;
 import dev.sluice.edge.testing.TestUpstream.Reply;
@@ -18,9 +16,6 @@ import java.util.Arrays;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,32 +23,12 @@ import org.junit.jupiter.api.Test;
  * (prior knowledge) on one port, decision before the body (stalled clients), streaming bodies,
  * pooled upstream connections.
  */
-class TransportHttpTest {
+class TransportHttpTest extends ShiplaneEdgeHttpTest {
 
     private static final String FREE = "sk_test_free_1";
     private static final String STALLED_HEAD = "POST /v1/labels HTTP/1.1\r\nHost: edge\r\n"
             + "Authorization: Bearer " + FREE + "\r\nContent-Type: application/json\r\n"
             + "Content-Length: 10485760\r\n\r\n";
-
-    private TestUpstream upstream;
-    private Edges edge;
-
-    @BeforeEach
-    void start() {
-        upstream = new TestUpstream();
-        edge = Edges.start(Edges.SHIPLANE, upstream, "2026-11-30T12:00:00Z");
-    }
-
-    @AfterEach
-    void stop() {
-        edge.close();
-        upstream.close();
-    }
-
-    @AfterAll
-    static void noLeaks() {
-        LeakWatch.assertNoLeaks();
-    }
 
     @Test
     void http1StalledTenMebibyteBodyGetsIts429AndTheUpstreamSeesNothing() {
