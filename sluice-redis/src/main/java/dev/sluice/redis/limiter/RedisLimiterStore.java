@@ -247,6 +247,32 @@ public final class RedisLimiterStore implements LimiterStore {
         }
     }
 
+    /**
+     * The command this store sends to Redis to decide one request of {@code key} under {@code plan}:
+     * {@code EVALSHA}, the script's SHA-1, the key count, the keys, the arguments (the clock argument
+     * empty, so the script reads the server's {@code TIME}, as in production). Sends nothing and
+     * charges nothing: for measuring the script's own ceiling on a server, e.g. with
+     * {@code redis-benchmark}, where running it does charge {@code key}.
+     *
+     * @throws IllegalArgumentException if {@code plan} has a concurrency policy (its permit id is per
+     *     request) or is outside the script's range ({@link #validate})
+     */
+    public List<String> decisionCommand(String key, Plan plan, Costs costs) {
+        if (plan.hasConcurrencyPolicy()) {
+            throw new IllegalArgumentException("plan " + plan.name() + ": a concurrency policy's permit id is per request");
+        }
+        PlanLayout layout = layout(plan);
+        String[] keys = layout.keys(config.keyPrefix(), key);
+        String[] args = layout.args("D", "", minTtlMillis, costs, leaseMicros, "");
+        List<String> command = new java.util.ArrayList<>(3 + keys.length + args.length);
+        command.add("EVALSHA");
+        command.add(calls.script().sha());
+        command.add(Integer.toString(keys.length));
+        command.addAll(List.of(keys));
+        command.addAll(List.of(args));
+        return List.copyOf(command);
+    }
+
     // ---------------------------------------------------------------------------------- decide
 
     /**
