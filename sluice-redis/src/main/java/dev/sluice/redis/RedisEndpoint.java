@@ -70,6 +70,8 @@ public final class RedisEndpoint implements AutoCloseable {
     private final AtomicReference<StatefulRedisConnection<String, String>> scriptConnection = new AtomicReference<>();
     private volatile RedisClusterAsyncCommands<String, String> scriptCommands;
     private final AtomicBoolean flushPending = new AtomicBoolean();
+    /** Completes when the first connection attempt has succeeded or failed. */
+    private final CompletableFuture<Void> firstAttempt = new CompletableFuture<>();
     private final Runnable flushTask = () -> {
         flushPending.set(false);
         flushNow();
@@ -99,6 +101,7 @@ public final class RedisEndpoint implements AutoCloseable {
             this.uri = null;
             install(given, given);
             markUp("wrapped connection");
+            firstAttempt.complete(null);
         } else {
             try {
                 this.uri = RedisURI.create(config.uri());
@@ -166,6 +169,15 @@ public final class RedisEndpoint implements AutoCloseable {
     /** The asynchronous commands of the shared connection whatever the health, or {@code null} if none yet. */
     public RedisClusterAsyncCommands<String, String> commandsAnyway() {
         return commands;
+    }
+
+    /**
+     * Completes when the first connection attempt has ended, connected or not (at once for a wrapped
+     * connection). Each TCP connect is bounded by {@link RedisEndpointConfig#connectTimeout()}; what a
+     * cold JVM spends loading the client before it is not, so callers bound their wait themselves.
+     */
+    public CompletionStage<Void> firstConnectAttempt() {
+        return firstAttempt;
     }
 
     /** Whether Redis is considered up. */
@@ -313,6 +325,7 @@ public final class RedisEndpoint implements AutoCloseable {
                 markUp("connected");
             } finally {
                 probing.set(false);
+                firstAttempt.complete(null);
             }
         });
     }

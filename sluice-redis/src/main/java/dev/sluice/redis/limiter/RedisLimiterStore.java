@@ -139,8 +139,9 @@ public final class RedisLimiterStore implements LimiterStore {
 
     /**
      * A store with its own {@link RedisEndpoint} at {@code uri} (closed with the store): the edge's
-     * {@code store: redis://...} setting. Waits for the first connection and the script's load at most
-     * the endpoint's connect timeout (1 s), then returns either way: a Redis that is down at start is answered for by
+     * {@code store: redis://...} setting. Waits for the first connection attempt to end (at most ten
+     * connect timeouts: a cold JVM first loads the client) and then for the script's load at most one
+     * connect timeout (1 s), then returns either way: a Redis that is down at start is answered for by
      * the failure mode until the probe connects.
      *
      * @throws IllegalArgumentException if the URI cannot be parsed
@@ -154,7 +155,15 @@ public final class RedisLimiterStore implements LimiterStore {
         RedisEndpoint endpoint = RedisEndpoint.connect(endpointConfig);
         RedisLimiterStore store = new RedisLimiterStore(endpoint, true, config, limiterScript(), true);
         try {
-            store.preloaded.get(endpointConfig.connectTimeout().toNanos(), TimeUnit.NANOSECONDS);
+            // the first attempt (a cold JVM loads Lettuce and Netty first: bounded at 10 connect timeouts),
+            // then the script's load
+            long connect = endpointConfig.connectTimeout().toNanos();
+            try {
+                endpoint.firstConnectAttempt().toCompletableFuture().get(10 * connect, TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                // still connecting: the failure mode answers until it is up
+            }
+            store.preloaded.get(connect, TimeUnit.NANOSECONDS);
         } catch (TimeoutException | java.util.concurrent.ExecutionException e) {
             // not up yet: the failure mode answers until the probe connects (NOSCRIPT loads it then)
         } catch (InterruptedException e) {
