@@ -293,6 +293,17 @@ public final class RedisEndpoint implements AutoCloseable {
         }
     }
 
+    /**
+     * Sends what was written on the script connection now, on this thread. A caller about to block on a
+     * reply calls it first: on an event loop, {@link #flushScripts()} waits for that loop's turn to end,
+     * which a blocked loop never reaches.
+     */
+    public void flushScriptsNow() {
+        if (client != null) {
+            flushNow();
+        }
+    }
+
     private void flushNow() {
         StatefulRedisConnection<String, String> c = scriptConnection.get();
         if (c != null) {

@@ -229,7 +229,7 @@ public final class RedisLimiterStore implements LimiterStore {
 
         @Override
         public Decision decide(String key, Plan plan, Costs costs) {
-            return decideAsync(key, plan, costs).toCompletableFuture().join();
+            return await(decideAsync(key, plan, costs));
         }
 
         @Override
@@ -294,7 +294,7 @@ public final class RedisLimiterStore implements LimiterStore {
      */
     @Override
     public Decision decide(String key, Plan plan, Costs costs) {
-        return decideAsync(key, plan, costs).toCompletableFuture().join();
+        return await(decideAsync(key, plan, costs));
     }
 
     /**
@@ -391,7 +391,7 @@ public final class RedisLimiterStore implements LimiterStore {
 
     private List<PolicyState> joinUsage(CompletionStage<List<PolicyState>> usage) {
         try {
-            return usage.toCompletableFuture().join();
+            return await(usage);
         } catch (java.util.concurrent.CompletionException e) {
             if (e.getCause() instanceof RedisUnavailableException u) {
                 throw u;
@@ -431,7 +431,7 @@ public final class RedisLimiterStore implements LimiterStore {
 
     @Override
     public void refund(String key, Allowed charge) {
-        refundAsync(key, charge).toCompletableFuture().join();
+        await(refundAsync(key, charge));
     }
 
     /**
@@ -478,7 +478,7 @@ public final class RedisLimiterStore implements LimiterStore {
      */
     @Override
     public void release(String key, Allowed charge) {
-        releaseAsync(key, charge).toCompletableFuture().join();
+        await(releaseAsync(key, charge));
     }
 
     /**
@@ -595,6 +595,12 @@ public final class RedisLimiterStore implements LimiterStore {
     }
 
     // --------------------------------------------------------------------------------- helpers
+
+    /** Waits for {@code stage} after sending what is written (a blocked event loop would never flush it). */
+    <T> T await(CompletionStage<T> stage) {
+        endpoint.flushScriptsNow();
+        return stage.toCompletableFuture().join();
+    }
 
     private String nowArg() {
         if (config.scriptTime() == null) {
