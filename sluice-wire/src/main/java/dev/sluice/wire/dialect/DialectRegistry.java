@@ -8,6 +8,8 @@ import dev.sluice.wire.snapshot.Outcome;
 import dev.sluice.wire.snapshot.PolicySnapshot;
 import dev.sluice.wire.snapshot.PolicySnapshot.PolicyKind;
 import dev.sluice.wire.snapshot.RateLimitSnapshot;
+import dev.sluice.wire.value.HttpDate;
+import dev.sluice.wire.value.ListMembers;
 import dev.sluice.wire.value.WireNumbers;
 import java.time.Duration;
 import java.time.Instant;
@@ -172,10 +174,44 @@ public final class DialectRegistry {
                 policies,
                 violatedPolicy,
                 quotaResetAt,
-                reading == null ? null : reading.attributes(),
+                attributes(in, reading),
                 violated,
                 age);
     }
+
+    /** The fields whose HTTP-date may be sent in a lenient, non-RFC 9110 form. */
+    private static final String[] DATE_FIELDS = {"Date", RetryAfter.FIELD, "RateLimit-ResetTime"};
+
+    /**
+     * The dialect's attributes, plus {@value #NON_CONFORMANT_DATE} naming every field whose
+     * HTTP-date was read only leniently (a numeric or spelled-out zone, RFC 9110 §5.6.7).
+     */
+    private static Map<String, String> attributes(DialectInput in, DialectReading reading) {
+        Map<String, String> attributes = reading == null ? Map.of() : reading.attributes();
+        StringBuilder lenient = null;
+        for (String field : DATE_FIELDS) {
+            for (String value : ListMembers.of(in.all(field))) {
+                if (!HttpDate.conforms(value) && HttpDate.parse(value, in.responseTime()) != null) {
+                    lenient = lenient == null ? new StringBuilder() : lenient.append(", ");
+                    lenient.append(field);
+                    break;
+                }
+            }
+        }
+        if (lenient == null) {
+            return attributes;
+        }
+        Map<String, String> out = new LinkedHashMap<>(attributes);
+        out.put(NON_CONFORMANT_DATE, lenient.toString());
+        return out;
+    }
+
+    /**
+     * The snapshot attribute that lists, comma-separated, the fields ({@code Date},
+     * {@code Retry-After}, {@code RateLimit-ResetTime}) whose HTTP-date was not in an RFC 9110
+     * form but was read leniently ({@link HttpDate}).
+     */
+    public static final String NON_CONFORMANT_DATE = "non_conformant_date";
 
     private static Duration retryAfter(DialectInput in, DialectReading reading, ProblemDetails problem,
             Instant localNow, Duration age) {
