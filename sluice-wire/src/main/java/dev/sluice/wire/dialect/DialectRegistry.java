@@ -64,9 +64,11 @@ public final class DialectRegistry {
     private static final DialectRegistry STANDARD = builder().registerStandard().build();
 
     private final List<Dialect> dialects;
+    private final ErrorCodeTable errorCodes;
 
-    private DialectRegistry(List<Dialect> dialects) {
+    private DialectRegistry(List<Dialect> dialects, ErrorCodeTable errorCodes) {
         this.dialects = List.copyOf(dialects);
+        this.errorCodes = errorCodes;
     }
 
     /**
@@ -115,12 +117,18 @@ public final class DialectRegistry {
     public Builder toBuilder() {
         Builder b = new Builder();
         b.dialects.addAll(dialects);
+        b.errorCodes = errorCodes;
         return b;
     }
 
     /** The dialects in precedence order. */
     public List<Dialect> dialects() {
         return dialects;
+    }
+
+    /** The vendor error codes and phrases read from 4xx bodies ({@link ErrorCodeTable#standard()} unless set). */
+    public ErrorCodeTable errorCodes() {
+        return errorCodes;
     }
 
     /**
@@ -135,7 +143,7 @@ public final class DialectRegistry {
     public RateLimitSnapshot read(ResponseView response, Instant localNow) {
         Objects.requireNonNull(response, "response");
         Objects.requireNonNull(localNow, "localNow");
-        DialectInput in = new DialectInput(response, localNow);
+        DialectInput in = new DialectInput(response, localNow, errorCodes);
 
         String dialectId = null;
         DialectReading reading = null;
@@ -378,8 +386,19 @@ public final class DialectRegistry {
     /** Collects dialects in precedence order; not thread-safe. */
     public static final class Builder {
         private final List<Dialect> dialects = new ArrayList<>();
+        private ErrorCodeTable errorCodes = ErrorCodeTable.standard();
 
         private Builder() {
+        }
+
+        /**
+         * The vendor error codes and phrases that mark a 4xx body as a rate limit or a spent quota
+         * (default {@link ErrorCodeTable#standard()}); extend the standard one with
+         * {@code ErrorCodeTable.standard().toBuilder()}.
+         */
+        public Builder errorCodes(ErrorCodeTable table) {
+            this.errorCodes = Objects.requireNonNull(table, "table");
+            return this;
         }
 
         /** Appends {@code dialect}: it is asked after every dialect registered before it. */
@@ -423,7 +442,7 @@ public final class DialectRegistry {
         }
 
         public DialectRegistry build() {
-            return new DialectRegistry(dialects);
+            return new DialectRegistry(dialects, errorCodes);
         }
     }
 }

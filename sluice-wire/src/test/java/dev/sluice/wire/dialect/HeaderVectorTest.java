@@ -86,7 +86,11 @@ class HeaderVectorTest {
 
     @Test
     void googleRpcStatusLegacyErrors() {
-        run("google-rpc-status-legacy-errors.json", DialectRegistry.standard(), new VectorChecker());
+        // issue 16 wins over this vector's "overloaded": a 429 is overloaded only when its body says in
+        // words that shared capacity is short; "Resource exhausted. Please try again later." with
+        // reason rateLimitExceeded does not, so it is the caller's rate limit.
+        run("google-rpc-status-legacy-errors.json", DialectRegistry.standard(), new VectorChecker()
+                .overrideKind("vertex-429-resource-exhausted", "rate_limited", "issue 16: 429 is overloaded only when it says so"));
     }
 
     @Test

@@ -37,6 +37,11 @@ final class VectorChecker {
         return this;
     }
 
+    VectorChecker overrideKind(String vectorId, String kind, String reason) {
+        overrides.put(vectorId + "/kind", new SpecOverride(vectorId, "kind", JsonNodeFactory.instance.textNode(kind), reason));
+        return this;
+    }
+
     /** Every mismatch, one line each; empty when the snapshot meets every expectation. */
     List<String> check(HeaderVectors.Vector vector, RateLimitSnapshot s, Instant localNow) {
         List<String> errors = new ArrayList<>();
