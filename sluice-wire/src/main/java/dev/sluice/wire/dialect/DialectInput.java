@@ -100,11 +100,14 @@ public final class DialectInput {
 
     /**
      * The name this class files a field under: lower case, with {@code rate-limit} spelled
-     * {@code ratelimit}.
+     * {@code ratelimit}, and HelloSign's {@code x-ratelimit-limit-remaining} filed as
+     * {@code x-ratelimit-remaining}.
      */
     static String canonical(String name) {
         String n = name.toLowerCase(Locale.ROOT);
-        return n.contains("rate-limit") ? n.replace("rate-limit", "ratelimit") : n;
+        n = n.contains("rate-limit") ? n.replace("rate-limit", "ratelimit") : n;
+        // HelloSign's spelling of the remaining count: not a family named "remaining" (issue 16)
+        return n.equals("x-ratelimit-limit-remaining") ? "x-ratelimit-remaining" : n;
     }
 
     public ResponseView response() {
