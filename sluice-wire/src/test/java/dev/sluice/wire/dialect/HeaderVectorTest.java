@@ -264,6 +264,38 @@ class HeaderVectorTest {
         run("zendesk-ratelimit.json", DialectRegistry.standard(), new VectorChecker());
     }
 
+    // ---- vectors added by the project for issue 16 (files named sluice-*.json; see testdata/README.md)
+
+    /** Kind 1: a rate limit or a spent quota stated only in a 4xx body ({@link ErrorCodeTable}). */
+    @Test
+    void sluiceBodyLimitCodes() {
+        run("sluice-body-limit-codes.json", DialectRegistry.standard(), new VectorChecker());
+    }
+
+    /** Kind 2: a 429 is overloaded only when its body says shared capacity is short. */
+    @Test
+    void sluice429OverloadedOnlyWhenSaid() {
+        run("sluice-429-overloaded-only-when-said.json", DialectRegistry.standard(), new VectorChecker());
+    }
+
+    /** Kind 3: every x-ratelimit family on a response, suffixed and plain. */
+    @Test
+    void sluiceXRatelimitEveryFamily() {
+        run("sluice-x-ratelimit-every-family.json", DialectRegistry.standard(), new VectorChecker());
+    }
+
+    /** Kind 4: HTTP-dates with a numeric or spelled-out zone, read leniently and flagged. */
+    @Test
+    void sluiceHttpDateLenientZones() {
+        run("sluice-http-date-lenient-zones.json", DialectRegistry.standard(), new VectorChecker());
+    }
+
+    /** Both an absolute and a relative reset: reset_at is the one waited for. */
+    @Test
+    void sluiceAbsoluteAndRelativeReset() {
+        run("sluice-absolute-and-relative-reset.json", DialectRegistry.standard(), new VectorChecker());
+    }
+
     /** Every vector file has its test above: a new file fails this until it gets one. */
     @Test
     void everyVectorFileIsCovered() throws IOException {
@@ -307,7 +339,12 @@ class HeaderVectorTest {
                 "x-rate-limit-ms-reset.json",
                 "x-ratelimit-delta-reset.json",
                 "x-ratelimit-epoch-reset.json",
-                "zendesk-ratelimit.json");
+                "zendesk-ratelimit.json",
+                "sluice-body-limit-codes.json",
+                "sluice-429-overloaded-only-when-said.json",
+                "sluice-x-ratelimit-every-family.json",
+                "sluice-http-date-lenient-zones.json",
+                "sluice-absolute-and-relative-reset.json");
         try (Stream<java.nio.file.Path> listing = Files.list(HeaderVectors.folder())) {
             Set<String> present = listing.map(p -> p.getFileName().toString())
                     .filter(n -> n.endsWith(".json"))
