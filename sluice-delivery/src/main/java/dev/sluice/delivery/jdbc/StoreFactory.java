@@ -64,7 +64,9 @@ final class StoreFactory {
             } catch (IOException e) {
                 throw new StoreException("cannot create the folder of " + where.sqlitePath(), e);
             }
-            hc.setDataSource(sqlite(where, options));
+            SQLiteDataSource sqlite = sqlite(where, options);
+            probe(sqlite, where, options);
+            hc.setDataSource(sqlite);
         } else {
             hc.setJdbcUrl(where.jdbcUrl());
         }
@@ -108,6 +110,49 @@ final class StoreFactory {
         return sqlite;
     }
 
+    /**
+     * Opens one connection outside the pool and reads the schema, so that a file that is not a
+     * SQLite database (or whose first pages are damaged) is reported at once in one line. Through
+     * the pool, every connection attempt would fail and the pool would retry until its 30 s
+     * connection timeout, then report only that.
+     */
+    private static void probe(SQLiteDataSource sqlite, StoreLocation where, JdbcDeliveryStore.Options options) {
+        Path file = where.sqlitePath();
+        try {
+            if (!Files.isRegularFile(file) || Files.size(file) == 0) {
+                return; // a new store: SQLite creates it
+            }
+        } catch (IOException e) {
+            throw new StoreException("cannot read the SQLite store " + file + ": " + e.getMessage(), e);
+        }
+        try (Connection c = sqlite.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT count(*) FROM sqlite_master"); ResultSet rs = ps.executeQuery()) {
+            rs.next();
+        } catch (SQLException e) {
+            if (Transactions.isBusy(e)) {
+                throw Transactions.locked(file, options.sqliteBusyTimeout(), "open", e);
+            }
+            int code = e.getErrorCode() & 0xff;
+            if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB) {
+                throw new StoreException("the SQLite store " + file + " is not a SQLite database or is damaged ("
+                        + firstLine(e.getMessage()) + "); restore it from a backup, or name another file with"
+                        + " --store or the config's 'store'", e);
+            }
+            throw new StoreException("cannot open the SQLite store " + file + ": " + firstLine(e.getMessage()), e);
+        }
+    }
+
+    private static final int SQLITE_CORRUPT = 11;
+    private static final int SQLITE_NOTADB = 26;
+
+    private static String firstLine(String s) {
+        if (s == null) {
+            return "no message";
+        }
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
+    }
+
     /** Whether the schema-version table exists (read only: creates nothing). */
     private static boolean hasTables(HikariDataSource ds, Dialect dialect, String schema) {
         String sql = dialect == Dialect.SQLITE
@@ -126,8 +171,7 @@ final class StoreFactory {
         }
     }
 
-    /** The location with any {@code password=} value masked, for messages. */
-    static String redact(String location) {
-        return location.replaceAll("(?i)(password=)[^&]*", "$1***");
+    private static String redact(String location) {
+        return StoreLocation.redact(location);
     }
 }

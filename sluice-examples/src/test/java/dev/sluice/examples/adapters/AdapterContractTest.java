@@ -48,7 +48,7 @@ public abstract class AdapterContractTest {
         Reply send(String method, URI uri, String apiKey, String body) throws Exception;
 
         @Override
-        void close() throws Exception;
+        void close() throws java.io.IOException;
     }
 
     /** What the adapter handed back. */
