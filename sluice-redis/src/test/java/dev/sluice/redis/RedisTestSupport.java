@@ -16,8 +16,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -144,17 +144,11 @@ public final class RedisTestSupport implements ExecutionCondition {
     }
 
     /**
-     * Waits until {@code condition} holds, checking every millisecond, for at most {@code bound}.
+     * Waits until {@code condition} holds, checking every 10 ms, for at most {@code bound} (Awaitility).
      *
-     * @throws AssertionError naming {@code what} when the bound passes first
+     * @throws org.awaitility.core.ConditionTimeoutException naming {@code what} when the bound passes first
      */
     public static void await(String what, Duration bound, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + bound.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("not within " + bound + ": " + what);
-            }
-            LockSupport.parkNanos(1_000_000);
-        }
+        Awaitility.await(what).atMost(bound).pollInterval(Duration.ofMillis(10)).until(condition::getAsBoolean);
     }
 }

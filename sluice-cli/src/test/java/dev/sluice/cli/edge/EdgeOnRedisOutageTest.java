@@ -23,7 +23,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -39,6 +41,8 @@ import org.junit.jupiter.api.io.TempDir;
  * "Within the timeout" is checked as "no request takes 2 s" (40 × the 50 ms timeout): a hang check, not
  * a speed assertion; the timeline printed gives the times measured.
  */
+@Tag("slow")
+@Timeout(120)
 @ExtendWith(RedisTestSupport.class)
 class EdgeOnRedisOutageTest {
 

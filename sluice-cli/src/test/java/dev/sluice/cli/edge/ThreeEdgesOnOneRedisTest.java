@@ -22,7 +22,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.IntUnaryOperator;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,6 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
  * send a decision to the local fallback when a JVM on this busy 2-core machine pauses (the failure
  * modes are {@link EdgeOnRedisOutageTest}'s subject).
  */
+@Tag("slow")
+@Timeout(120)
 @ExtendWith(RedisTestSupport.class)
 class ThreeEdgesOnOneRedisTest {
 

@@ -35,7 +35,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -53,6 +55,8 @@ import org.junit.jupiter.api.io.TempDir;
  * (longer than any Retry-After asked, so that a row reclaimed after a crash cannot undercut a hint
  * the crashed worker never got to record).
  */
+@Tag("slow")
+@Timeout(180)
 class CrashTest {
 
     static final int EVENTS = Integer.getInteger("sluice.crash.events", 600);

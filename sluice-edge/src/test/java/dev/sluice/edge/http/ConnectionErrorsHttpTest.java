@@ -1,9 +1,9 @@
 package dev.sluice.edge.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.sluice.edge.EdgeConfig;
-import dev.sluice.edge.testing.Await;
 import dev.sluice.edge.testing.Edges;
 import dev.sluice.edge.testing.FixedUpstream;
 import dev.sluice.edge.testing.H2Client;
@@ -55,7 +55,7 @@ class ConnectionErrorsHttpTest {
 
     private void assertCountedAndNoTailWarning(String kind) {
         String line = "sluice_edge_connection_errors_total{kind=\"" + kind + "\"}";
-        Await.until(() -> edge.metrics().contains(line), Duration.ofSeconds(5), "counted as " + kind);
+        await("counted as " + kind).atMost(Duration.ofSeconds(5)).until(() -> edge.metrics().contains(line));
         assertThat(TailWatch.edgeWarnings()).isEqualTo(tailWarningsBefore);
     }
 
@@ -81,8 +81,8 @@ class ConnectionErrorsHttpTest {
         s.getOutputStream().write(("POST /v1/labels HTTP/1.1\r\nHost: edge\r\nAuthorization: Bearer sk_test_free_1\r\n"
                 + "Content-Length: 100000\r\n\r\n" + "x".repeat(1_000)).getBytes(StandardCharsets.US_ASCII));
         s.getOutputStream().flush();
-        Await.until(() -> edge.server.registry().find("sluice.edge.decisions").counters().size() > 0,
-                Duration.ofSeconds(5), "the request was admitted");
+        await("the request was admitted").atMost(Duration.ofSeconds(5))
+                .until(() -> edge.server.registry().find("sluice.edge.decisions").counters().size() > 0);
         reset(s);
 
         assertCountedAndNoTailWarning("io");
@@ -135,7 +135,8 @@ class ConnectionErrorsHttpTest {
                 // the edge ended the connection mid-flood
             }
             String line = "sluice_edge_connection_errors_total{kind=\"http2_enhance_your_calm\"} 1.0";
-            Await.until(() -> flooded.metrics().contains(line), Duration.ofSeconds(5), "the flood is counted");
+            await("the flood is counted").atMost(Duration.ofSeconds(5))
+                    .until(() -> flooded.metrics().contains(line));
         }
         assertThat(TailWatch.edgeWarnings()).isEqualTo(tailWarningsBefore);
     }

@@ -2,6 +2,7 @@ package dev.sluice.edge.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.EdgeOptions;
@@ -15,8 +16,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -88,7 +87,7 @@ class ReloadHttpTest {
             edge.get("/v1/x", KEY);
             EdgeConfig before = edge.server.config();
             Files.writeString(file, config(40));
-            awaitUpTo(Duration.ofSeconds(10), () -> edge.server.config() != before);
+            await("the watcher reloads the file").atMost(Duration.ofSeconds(10)).until(() -> edge.server.config() != before);
             HttpResponse<String> r = edge.get("/v1/x", KEY);
             assertThat(r.headers().firstValue("RateLimit-Policy"))
                     .hasValue("\"burst\";q=40;w=2, \"daily\";q=10000;w=86400");
@@ -107,17 +106,6 @@ class ReloadHttpTest {
             assertThat(edge.get("/v1/usage", "sk_test_big_1").body()).startsWith("{\"plan\":\"free\"");
             assertThat(edge.get("/v1/x", KEY).headers().firstValue("RateLimit-Policy"))
                     .hasValue("\"burst\";q=20;w=2, \"daily\";q=10000;w=86400");
-        }
-    }
-
-    /** Waits for another thread's work with a bound (the watcher reacts to the file system). */
-    private static void awaitUpTo(Duration bound, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + bound.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("condition not met within " + bound);
-            }
-            LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
         }
     }
 }

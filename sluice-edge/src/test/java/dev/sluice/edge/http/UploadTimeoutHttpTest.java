@@ -1,9 +1,9 @@
 package dev.sluice.edge.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.sluice.edge.EdgeConfig;
-import dev.sluice.edge.testing.Await;
 import dev.sluice.edge.testing.Edges;
 import dev.sluice.edge.testing.FixedUpstream;
 import dev.sluice.edge.testing.H2Client;
@@ -93,8 +93,8 @@ class UploadTimeoutHttpTest {
             assertThat(r.header("ratelimit")).isEqualTo("\"burst\";r=19;t=1, \"daily\";r=9999;t=43200");
             assertThat(c.closedByPeer()).isTrue();
             // the upstream connection, holding half a request, was closed rather than pooled
-            Await.until(() -> upstream.connectionsClosedByEdge() == 1, Duration.ofSeconds(5),
-                    "the edge closes the upstream connection");
+            await("the edge closes the upstream connection").atMost(Duration.ofSeconds(5))
+                    .until(() -> upstream.connectionsClosedByEdge() == 1);
             String metrics = edge.metrics();
             assertThat(metrics).contains("sluice_edge_client_stalls_total{route=\"POST /v1/labels\"} 1.0")
                     .doesNotContain("class=\"timeout\"");

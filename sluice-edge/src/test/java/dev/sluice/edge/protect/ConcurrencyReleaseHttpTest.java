@@ -1,9 +1,9 @@
 package dev.sluice.edge.protect;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.sluice.edge.EdgeConfig;
-import dev.sluice.edge.testing.Await;
 import dev.sluice.edge.testing.Edges;
 import dev.sluice.edge.testing.H2Client;
 import dev.sluice.edge.testing.LeakWatch;
@@ -78,7 +78,7 @@ class ConcurrencyReleaseHttpTest {
     }
 
     private void awaitInFlight(long n, String why) {
-        Await.until(() -> inFlight() == n, Duration.ofSeconds(10), why);
+        await(why).atMost(Duration.ofSeconds(10)).until(() -> inFlight() == n);
     }
 
     private HttpResponse<String> post() {
@@ -97,7 +97,8 @@ class ConcurrencyReleaseHttpTest {
 
     private void assertReleased() {
         awaitInFlight(0, "the concurrency slot comes back");
-        Await.until(() -> edge.server.shedder().inFlight() == 0, Duration.ofSeconds(10), "the shedder's slot too");
+        await("the shedder's slot too").atMost(Duration.ofSeconds(10))
+                .until(() -> edge.server.shedder().inFlight() == 0);
         HttpResponse<String> next = post();
         assertThat(next.statusCode()).isEqualTo(200);
         assertThat(next.headers().firstValue("RateLimit")).hasValueSatisfying(v -> assertThat(v)

@@ -1,9 +1,9 @@
 package dev.sluice.edge.protect;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.sluice.edge.EdgeConfig;
-import dev.sluice.edge.testing.Await;
 import dev.sluice.edge.testing.Edges;
 import dev.sluice.edge.testing.LeakWatch;
 import dev.sluice.edge.testing.TestUpstream;
@@ -104,7 +104,8 @@ class DeadlineTimerHttpTest {
         // the only upstream connection is held by a request without a deadline
         CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(
                 () -> edge.send(request("/v1/quotes", null).GET().build()));
-        Await.until(() -> upstream.requests() == 1, Duration.ofSeconds(10), "the first request reached the upstream");
+        await("the first request reached the upstream").atMost(Duration.ofSeconds(10))
+                .until(() -> upstream.requests() == 1);
 
         HttpResponse<String> queued = edge.send(request("/v1/quotes", "0.3").GET().build());
 
@@ -128,14 +129,10 @@ class DeadlineTimerHttpTest {
         assertThat(cut.statusCode()).isEqualTo(504);
         release.countDown(); // the upstream carries it out after all; the edge still reads and records its answer
 
-        HttpResponse<String> retry = null;
-        for (int i = 0; i < 1_000; i++) {
-            retry = edge.send(request("/v1/labels", null).header("Idempotency-Key", "order-1")
-                    .POST(HttpRequest.BodyPublishers.ofString("{}")).build());
-            if (retry.statusCode() != 409) { // 409 idempotency_in_flight while the answer is on its way
-                break;
-            }
-        }
+        // 409 idempotency_in_flight while the answer is on its way
+        HttpResponse<String> retry = await("the retry is answered other than 409").atMost(Duration.ofSeconds(20))
+                .until(() -> edge.send(request("/v1/labels", null).header("Idempotency-Key", "order-1")
+                        .POST(HttpRequest.BodyPublishers.ofString("{}")).build()), r -> r.statusCode() != 409);
         assertThat(retry.statusCode()).isEqualTo(201);
         assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
         assertThat(upstream.requests()).isEqualTo(1); // never carried out twice

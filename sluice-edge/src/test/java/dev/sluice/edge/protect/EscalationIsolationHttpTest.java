@@ -1,12 +1,12 @@
 package dev.sluice.edge.protect;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.EdgeOptions;
 import dev.sluice.edge.EdgeServer;
 import dev.sluice.edge.escalation.EscalationConfig;
-import dev.sluice.edge.testing.Await;
 import dev.sluice.edge.testing.LeakWatch;
 import dev.sluice.edge.testing.RawHttp;
 import dev.sluice.edge.testing.TestUpstream;
@@ -16,7 +16,9 @@ import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * SPEC §3.12 over loopback in real time: a client in a tight retry loop (one keep-alive connection,
@@ -34,6 +36,8 @@ import org.junit.jupiter.api.Test;
  * Retry-After of at least a second, and a shared lock or a log flood under the loop shows as many
  * milliseconds, far past the bound.
  */
+@Tag("slow")
+@Timeout(120)
 class EscalationIsolationHttpTest {
 
     private static final int SAMPLES = 300;
@@ -81,8 +85,8 @@ class EscalationIsolationHttpTest {
             });
             long[] during;
             try {
-                Await.until(() -> edge.escalation().level("sk_loop") > EscalationConfig.defaults().maxDoublings(),
-                        Duration.ofSeconds(20), "the tight loop is blocked");
+                await("the tight loop is blocked").atMost(Duration.ofSeconds(20))
+                        .until(() -> edge.escalation().level("sk_loop") > EscalationConfig.defaults().maxDoublings());
                 during = measure(polite, politeRequest, SAMPLES);
             } finally {
                 stop.set(true);

@@ -28,7 +28,9 @@ import java.util.regex.Pattern;
 import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -36,6 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
  * and 30 clients for 7 s with Shiplane blipping from 2 s to 4 s, once for each of the three clients.
  * One demo; every test reads it.
  */
+@Tag("slow")
+@Timeout(120)
 class DemoRunTest {
 
     private static final int SECONDS = 7;

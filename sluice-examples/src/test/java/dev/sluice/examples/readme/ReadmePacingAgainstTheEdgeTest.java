@@ -21,7 +21,9 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The client README's example on real loopback: {@code PacerConfig.documented(10, 20)} against the
@@ -30,6 +32,8 @@ import org.junit.jupiter.api.Test;
  * Free keys run at once, each with its own client and 60 calls started together (every call of
  * the first burst opens a new connection).
  */
+@Tag("slow")
+@Timeout(120)
 class ReadmePacingAgainstTheEdgeTest {
 
     private static final int CALLS = 60;

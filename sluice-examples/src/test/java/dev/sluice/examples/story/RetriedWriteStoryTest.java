@@ -30,7 +30,9 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Issue 5's story, end to end over loopback (SPEC §3.11): the Shiplane sample API, which deduplicates
@@ -52,6 +54,8 @@ import org.junit.jupiter.api.Test;
  * (With at most 5 calls × 4 attempts per API key, no key can reach the escalation's 20 early requests of
  * SPEC §3.12, so escalation stays at its defaults and out of the story.)
  */
+@Tag("slow")
+@Timeout(180)
 class RetriedWriteStoryTest {
 
     private static final int CLIENTS = 100;

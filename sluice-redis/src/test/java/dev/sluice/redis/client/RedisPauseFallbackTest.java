@@ -16,7 +16,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -26,6 +28,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * records, after each call, whether the bucket's last answer came from Redis and whether the endpoint
  * considers Redis up; the timeline is printed.
  */
+@Tag("slow")
+@Timeout(120)
 @ExtendWith(RedisTestSupport.class)
 class RedisPauseFallbackTest {
 

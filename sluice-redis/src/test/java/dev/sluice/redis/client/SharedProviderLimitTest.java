@@ -21,7 +21,9 @@ import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -37,6 +39,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * The provider's arrival log is the measure: the 429s it answered, and the most requests it saw in any
  * one-second window.
  */
+@Tag("slow")
+@Timeout(180)
 @ExtendWith(RedisTestSupport.class)
 class SharedProviderLimitTest {
 
