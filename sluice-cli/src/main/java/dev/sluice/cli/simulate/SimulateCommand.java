@@ -1,7 +1,7 @@
 package dev.sluice.cli.simulate;
 
 import dev.sluice.cli.CliError;
-import dev.sluice.limiter.config.ConfigException;
+import dev.sluice.config.ConfigException;
 import dev.sluice.sim.Simulation;
 import dev.sluice.sim.SimulationResult;
 import dev.sluice.sim.report.ReportFiles;
@@ -81,6 +81,8 @@ public final class SimulateCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         try {
             Scenario s = load();
+            s.warnings().forEach(w -> err.println("sluice simulate: warning: " + w));
+            err.flush();
             long useSeed = seed == null ? s.seed() : seed;
             long calls = Simulation.estimatedCalls(s);
             if (calls > maxCalls) {
