@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.edge.EdgeConfig;
-import dev.sluice.limiter.config.ConfigException;
+import dev.sluice.config.ConfigException;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.List;
