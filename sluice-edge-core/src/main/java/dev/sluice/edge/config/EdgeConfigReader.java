@@ -75,6 +75,15 @@ public final class EdgeConfigReader {
     private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(ms|s|m|h)");
     private static final Pattern HOST_PORT = Pattern.compile("(.+):(\\d{1,5})");
 
+    /** Every top-level section of an edge configuration, in the order the documentation lists them. */
+    public static final Set<String> SECTIONS = sections();
+
+    private static Set<String> sections() {
+        Set<String> all = new LinkedHashSet<>(TOP);
+        all.addAll(ProtectionConfigReader.SECTIONS);
+        return java.util.Collections.unmodifiableSet(all);
+    }
+
     /** The routes of a configuration without {@code routes}: the usage endpoint, then everything. */
     public static final List<Route> DEFAULT_ROUTES = List.of(
             Route.of("GET", "/v1/usage").withHandler(Route.Handler.USAGE));
@@ -93,9 +102,7 @@ public final class EdgeConfigReader {
         if (!root.isMapping()) {
             return fallback(limiter, source);
         }
-        Set<String> top = new LinkedHashSet<>(TOP);
-        top.addAll(ProtectionConfigReader.SECTIONS);
-        root.rejectUnknownFields(problems, top);
+        root.rejectUnknownFields(problems, SECTIONS);
         ListenConfig listen = root.get("listen").map(n -> readListen(n, problems)).orElse(ListenConfig.DEFAULT);
         Optional<AdminConfig> admin = root.get("admin").map(n -> readAdmin(n, problems))
                 .orElse(Optional.of(AdminConfig.DEFAULT));
