@@ -201,24 +201,25 @@ public final class DeliveryWorker implements AutoCloseable {
                 attemptsInFlight.incrementAndGet();
                 attempts.execute(() -> {
                     try {
-                        attempt(c, start, now);
-                    } catch (RuntimeException e) {
-                        // the row stays in flight; its lease lapses and it is retried
-                        delivery.reportError("worker " + id + ": an attempt failed", e);
+                        attemptReleasingSlot(c, start, now);
                     } finally {
                         attemptsInFlight.decrementAndGet();
-                        slots.release();
                     }
                 });
             } else {
-                try {
-                    attempt(c, start, now);
-                } catch (RuntimeException e) {
-                    delivery.reportError("worker " + id + ": an attempt failed", e);
-                } finally {
-                    slots.release();
-                }
+                attemptReleasingSlot(c, start, now); // no request: settle it here
             }
+        }
+    }
+
+    private void attemptReleasingSlot(Claim c, AttemptStart start, Instant now) {
+        try {
+            attempt(c, start, now);
+        } catch (RuntimeException e) {
+            // the row stays in flight; its lease lapses and it is retried
+            delivery.reportError("worker " + id + ": an attempt failed", e);
+        } finally {
+            slots.release();
         }
     }
 
