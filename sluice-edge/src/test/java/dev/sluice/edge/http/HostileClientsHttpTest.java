@@ -1,9 +1,9 @@
 package dev.sluice.edge.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.sluice.edge.EdgeConfig;
-import dev.sluice.edge.testing.Await;
 import dev.sluice.edge.testing.Edges;
 import dev.sluice.edge.testing.H2Client;
 import dev.sluice.edge.testing.LeakWatch;
@@ -75,7 +75,8 @@ class HostileClientsHttpTest {
             assertThat(r.body()).contains("request_timeout", "below the 240 bytes/s");
             assertThat(r.header("connection")).isEqualTo("close");
             assertThat(tookMillis).as("cut at the end of the first 5 s window").isBetween(4_000L, 9_000L);
-            Await.until(() -> edge.server.shedder().inFlight() == 0, Duration.ofSeconds(5), "the slot is freed");
+            await("the slot is freed").atMost(Duration.ofSeconds(5))
+                    .until(() -> edge.server.shedder().inFlight() == 0);
             assertThat(edge.metrics()).contains("sluice_edge_client_stalls_total{route=\"POST /v1/labels\"} 1.0");
         } finally {
             drip.shutdownNow();
@@ -120,11 +121,12 @@ class HostileClientsHttpTest {
             client.setReceiveBufferSize(64 * 1024);
             client.getOutputStream().write(("GET /v1/quotes HTTP/1.1\r\nHost: edge\r\nAuthorization: Bearer " + FREE
                     + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-            Await.until(() -> edge.server.shedder().inFlight() == 1, Duration.ofSeconds(5), "the request is in flight");
+            await("the request is in flight").atMost(Duration.ofSeconds(5))
+                    .until(() -> edge.server.shedder().inFlight() == 1);
             // never reads: the edge's writes stop, its channel stays unwritable
 
-            Await.until(() -> edge.server.shedder().inFlight() == 0, Duration.ofSeconds(10),
-                    "the write timeout frees the shedder slot");
+            await("the write timeout frees the shedder slot").atMost(Duration.ofSeconds(10))
+                    .until(() -> edge.server.shedder().inFlight() == 0);
             assertThat(edge.metrics()).contains("sluice_edge_connection_errors_total{kind=\"write_timeout\"} 1.0");
             assertThat(closedAfterDraining(client)).isTrue();
         }
@@ -169,13 +171,14 @@ class HostileClientsHttpTest {
                 }
                 assertThat(held.get(0).send(get("/v1/quotes")).read().status()).isEqualTo(200);
                 held.remove(0).close();
-                Await.until(() -> {
-                    try (RawHttp next = new RawHttp(edge.server.port())) {
-                        return next.send(get("/v1/quotes")).read().status() == 200;
-                    } catch (RuntimeException e) {
-                        return false;
-                    }
-                }, Duration.ofSeconds(5), "a place freed is taken by a new connection");
+                await("a place freed is taken by a new connection").atMost(Duration.ofSeconds(5))
+                        .until(() -> {
+                            try (RawHttp next = new RawHttp(edge.server.port())) {
+                                return next.send(get("/v1/quotes")).read().status() == 200;
+                            } catch (RuntimeException e) {
+                                return false;
+                            }
+                        });
                 assertThat(edge.metrics())
                         .contains("sluice_edge_rejected_connections_total{reason=\"max_connections\"}");
             } finally {

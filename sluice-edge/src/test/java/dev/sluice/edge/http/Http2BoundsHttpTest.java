@@ -1,6 +1,7 @@
 package dev.sluice.edge.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.testing.Edges;
@@ -93,9 +94,8 @@ class Http2BoundsHttpTest {
 
             assertThat(statuses).as("before, 18 of these got 504").containsOnly(200);
             // the streams holding upstream connections are closed once they took no DATA for write-timeout
-            dev.sluice.edge.testing.Await.until(() -> edge.metrics().contains(
-                    "sluice_edge_connection_errors_total{kind=\"write_timeout\"}"), java.time.Duration.ofSeconds(10),
-                    "write timeouts");
+            await("write timeouts").atMost(java.time.Duration.ofSeconds(10))
+                    .until(() -> edge.metrics().contains("sluice_edge_connection_errors_total{kind=\"write_timeout\"}"));
             assertThat(edge.metrics()).contains("sluice_edge_connection_errors_total{kind=\"write_timeout\"}");
         }
     }
