@@ -21,6 +21,8 @@ import java.util.Map;
  * @param transportResends requests the transport may have re-sent underneath an attempt (the JDK
  *     HttpClient's own re-send of a GET/HEAD whose connection closed before any response byte);
  *     included in {@code attempts}
+ * @param pacedRetries retries of a 429 {@code rate_limited} held to a known rate by the pacer
+ *     (SPEC §4.2, §4.6): included in {@code retries}, not charged to the retry budget
  */
 public record ClientStats(
         long calls,
@@ -34,7 +36,8 @@ public record ClientStats(
         long errors,
         Map<ShedReason, Long> shed,
         Map<FallbackReason, Long> fallbacks,
-        long transportResends) {
+        long transportResends,
+        long pacedRetries) {
 
     public ClientStats {
         shed = Map.copyOf(shed);

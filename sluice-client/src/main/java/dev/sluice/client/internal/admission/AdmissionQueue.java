@@ -195,6 +195,26 @@ public final class AdmissionQueue<E> {
         return new Poll<>(started, expired, rejected, wakeAt);
     }
 
+    /**
+     * Puts back an entry that {@link #poll} started but its owner could not start after all (a
+     * shared pacer store said to wait): its slot is freed and it takes its old place (same level,
+     * order, enqueue time and expiry), whatever the queue's size, since it held that place.
+     */
+    public void putBack(E item, int priority, long order, boolean hasDeadline, long deadlineNanos,
+            long enqueuedNanos) {
+        release();
+        boolean expires = hasDeadline;
+        long expiry = deadlineNanos;
+        if (config.queueTimeout() != null) {
+            long byTimeout = enqueuedNanos + config.queueTimeout().toNanos();
+            if (!expires || byTimeout - expiry < 0) {
+                expiry = byTimeout;
+            }
+            expires = true;
+        }
+        entries.add(new Entry<>(item, priority, order, enqueuedNanos, expires, expiry));
+    }
+
     /** A started entry finished (answer, failure or cancellation): frees its slot. */
     public void release() {
         if (inFlight <= 0) {

@@ -23,6 +23,7 @@ final class Counters implements ClientListener {
     final LongAdder attempts = new LongAdder();
     final LongAdder accepts = new LongAdder();
     final LongAdder retries = new LongAdder();
+    final LongAdder pacedRetries = new LongAdder();
     final LongAdder localDrops = new LongAdder();
     final LongAdder budgetExhaustions = new LongAdder();
     final LongAdder quotaErrors = new LongAdder();
@@ -50,7 +51,7 @@ final class Counters implements ClientListener {
         fallbacks.forEach((k, v) -> f.put(k, v.sum()));
         return new ClientStats(calls.sum(), attempts.sum(), accepts.sum(), retries.sum(), localDrops.sum(),
                 budgetExhaustions.sum(), quotaErrors.sum(), successes.sum(), errors.sum(), s, f,
-                transportResends.sum());
+                transportResends.sum(), pacedRetries.sum());
     }
 
     private void safely(Runnable r) {

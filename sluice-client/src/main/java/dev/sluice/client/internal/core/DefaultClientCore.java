@@ -29,7 +29,9 @@ import dev.sluice.client.internal.retry.Classifier;
 import dev.sluice.client.internal.retry.InMemoryRetryBudget;
 import dev.sluice.client.internal.retry.RetryWait;
 import dev.sluice.client.internal.throttle.AdaptiveThrottle;
+import dev.sluice.client.internal.pacing.InMemoryTokenBucket;
 import dev.sluice.client.spi.RetryBudgetStore;
+import dev.sluice.client.spi.TokenBucketStore;
 import dev.sluice.time.TimeSource;
 import dev.sluice.wire.snapshot.Outcome;
 import dev.sluice.wire.snapshot.PolicySnapshot.PolicyKind;
@@ -62,6 +64,10 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
     private final RetryWait retryWait;
     private final AdaptiveThrottle throttle;
     private final RetryBudgetStore budget;
+    /** The user's shared bucket, asked off the lock; {@code null} for the in-memory one. */
+    private final TokenBucketStore sharedBucket;
+    /** The user's shared budget, asked off the lock; {@code null} for the in-memory one. */
+    private final OffLockStores.Budget sharedBudget;
     private final Pacer pacer;
     private final AdmissionQueue<CallState<A>> queue;
     private final AttemptLedger ledger;
@@ -81,9 +87,18 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
         this.classifier = new Classifier(config.retry().resetMargin());
         this.retryWait = new RetryWait(config.retry());
         this.throttle = new AdaptiveThrottle(config.throttle());
-        this.budget = env.budget() != null ? env.budget() : new InMemoryRetryBudget(config.budget());
-        this.pacer = new Pacer(config.pacer(), env.bucket() != null ? env.bucket() : Pacer.inMemoryStore(now),
-                config.retry().resetMargin(), now);
+        // a user-supplied store (Redis-shared, SPEC §4.8) may block: it is never called under the lock
+        // (OffLockStores); the in-memory ones are O(1) and stay inline, so a simulation stays deterministic
+        boolean userBucket = env.bucket() != null && !(env.bucket() instanceof InMemoryTokenBucket);
+        boolean userBudget = env.budget() != null && !(env.budget() instanceof InMemoryRetryBudget);
+        OffLockStores.SerialExecutor writes = userBucket || userBudget ? new OffLockStores.SerialExecutor() : null;
+        this.sharedBucket = userBucket ? env.bucket() : null;
+        this.sharedBudget = userBudget ? new OffLockStores.Budget(env.budget(), writes) : null;
+        this.budget = userBudget ? sharedBudget
+                : env.budget() != null ? env.budget() : new InMemoryRetryBudget(config.budget());
+        TokenBucketStore bucket = userBucket ? new OffLockStores.Bucket(env.bucket(), writes)
+                : env.bucket() != null ? env.bucket() : Pacer.inMemoryStore(now);
+        this.pacer = new Pacer(config.pacer(), bucket, config.retry().resetMargin(), now);
         this.queue = new AdmissionQueue<>(config.admission());
         this.ledger = new AttemptLedger(config.retry().maxAttemptsPerIdempotencyKey(), LEDGER_KEYS, LEDGER_TTL);
         this.retryTimers = new PriorityQueue<>((a, b) -> Long.signum(a.retryAtNanos - b.retryAtNanos));
@@ -142,51 +157,79 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
 
     @Override
     public Dispatch<A> poll() {
+        List<CallState<A>> reserved = new ArrayList<>(0);
+        Dispatch<A> d;
+        lock.lock();
+        try {
+            d = pollLocked(reserved);
+        } finally {
+            lock.unlock();
+        }
+        if (reserved.isEmpty()) {
+            return d;
+        }
+        // reserve, ask, commit: the shared bucket is asked off the lock (SPEC §4.8 stores may block)
+        long[] waits = new long[reserved.size()];
+        if (waits.length == 1) {
+            waits[0] = askSharedBucket(reserved.get(0));
+        } else {
+            // several calls reserved at once are asked in parallel: one store delay for all, not one each
+            Thread[] asks = new Thread[waits.length];
+            for (int i = 0; i < waits.length; i++) {
+                int at = i;
+                asks[i] = Thread.ofVirtual().start(() -> waits[at] = askSharedBucket(reserved.get(at)));
+            }
+            boolean interrupted = false;
+            for (Thread t : asks) {
+                while (true) {
+                    try {
+                        t.join(); // the store answers or fails within its own timeout
+                        break;
+                    } catch (InterruptedException e) {
+                        interrupted = true; // the reserved calls must still be committed or put back
+                    }
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
         lock.lock();
         try {
             long now = time.nanoTime();
-            pacer.refresh(now);
-            List<Dispatch.Rejection<A>> failed = new ArrayList<>(pending);
-            pending.clear();
-            while (!retryTimers.isEmpty() && retryTimers.peek().retryAtNanos - now <= 0) {
-                // a retry was granted by the budget, the attempt cap and the deadline when its answer
-                // came (SPEC §4.2); the adaptive throttle decides about new calls only (§4.5)
-                CallState<A> call = retryTimers.poll();
-                SluiceException shed = enqueue(call, now);
-                if (shed != null) {
-                    failed.add(new Dispatch.Rejection<>(call, shed));
+            List<CoreCall<A>> start = new ArrayList<>(d.start());
+            List<Dispatch.Rejection<A>> failed = new ArrayList<>(d.failed());
+            OptionalLong wake = d.wakeAtNanos();
+            for (int i = 0; i < waits.length; i++) {
+                CallState<A> call = reserved.get(i);
+                if (call.phase != CallState.Phase.RESERVED) {
+                    continue; // cancelled meanwhile (its slot was freed then)
                 }
-            }
-            failed.addAll(pending);
-            pending.clear();
-            AdmissionQueue.Poll<CallState<A>> poll = queue.poll(now, gate);
-            List<CoreCall<A>> start = new ArrayList<>(poll.started().size());
-            for (CallState<A> call : poll.started()) {
-                call.attempts++;
-                call.phase = CallState.Phase.IN_FLIGHT;
-                call.startedNanos = now;
-                if (call.idempotencyKey != null) {
-                    ledger.record(call.idempotencyKey, now);
+                long wait = waits[i];
+                if (wait == AdmissionQueue.Gate.REJECT) {
+                    queue.release();
+                    failed.add(end(call, new CostExceedsBurstException("cost " + call.spec.cost()
+                            + " exceeds the shared bucket's capacity: it can never be granted; split the call",
+                            call.lastStatus, call.lastSnapshot, call.attempts)));
+                    continue;
                 }
-                String host = call.spec.host();
-                profile(host).recordAttempt(now);
-                counters.onAttempt(host, call.attempts);
-                counters.onQueueWait(host, Duration.ofNanos(Math.max(0, now - call.enqueuedNanos)));
-                start.add(call);
-            }
-            for (AdmissionQueue.Removed<CallState<A>> r : poll.expired()) {
-                counters.onShed(r.item().spec.host(), r.reason());
-                failed.add(end(r.item(), new DeadlineExceededException("deadline passed while queued; never started",
-                        ShedReason.DEADLINE_AT_DEQUEUE, r.item().attempts)));
-            }
-            for (CallState<A> call : poll.rejectedByGate()) {
-                failed.add(end(call, call.gateError));
-            }
-            OptionalLong wake = poll.wakeAtNanos();
-            if (!retryTimers.isEmpty()) {
-                long t = retryTimers.peek().retryAtNanos;
-                if (wake.isEmpty() || t - wake.getAsLong() < 0) {
-                    wake = OptionalLong.of(t);
+                pacer.afterTake(call.reservedTake, wait, now);
+                if (wait == 0) {
+                    start.add(startAttempt(call, now));
+                    continue;
+                }
+                SluiceException refused = pacerRefusal(call, wait, now, ShedReason.DEADLINE_AT_DEQUEUE);
+                if (refused != null) {
+                    queue.release();
+                    failed.add(end(call, refused));
+                    continue;
+                }
+                call.phase = CallState.Phase.QUEUED;
+                queue.putBack(call, call.spec.priority(), call.id, call.hasDeadline, call.deadlineNanos,
+                        call.enqueuedNanos);
+                long at = now + wait;
+                if (wake.isEmpty() || at - wake.getAsLong() < 0) {
+                    wake = OptionalLong.of(at);
                 }
             }
             return new Dispatch<>(start, failed, wake);
@@ -195,11 +238,112 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
         }
     }
 
+    private long askSharedBucket(CallState<A> call) {
+        try {
+            return sharedBucket.tryAcquire(call.reservedTake, time.nanoTime());
+        } catch (IllegalArgumentException e) {
+            return AdmissionQueue.Gate.REJECT;
+        } catch (RuntimeException e) {
+            // a store that fails (not one that says "wait") must not strand the reserved calls: let it
+            // go, as a shared store's own fallback would (sluice-redis falls back to a local share)
+            System.getLogger("dev.sluice.client").log(System.Logger.Level.WARNING,
+                    "the shared token bucket failed; the call goes unpaced", e);
+            return 0;
+        }
+    }
+
+    /** One poll under the lock; calls whose tokens the shared bucket must grant go to {@code reserved}. */
+    private Dispatch<A> pollLocked(List<CallState<A>> reserved) {
+        long now = time.nanoTime();
+        pacer.refresh(now);
+        List<Dispatch.Rejection<A>> failed = new ArrayList<>(pending);
+        pending.clear();
+        while (!retryTimers.isEmpty() && retryTimers.peek().retryAtNanos - now <= 0) {
+            // a retry was granted by the budget, the attempt cap and the deadline when its answer
+            // came (SPEC §4.2); the adaptive throttle decides about new calls only (§4.5)
+            CallState<A> call = retryTimers.poll();
+            SluiceException shed = enqueue(call, now);
+            if (shed != null) {
+                failed.add(new Dispatch.Rejection<>(call, shed));
+            }
+        }
+        failed.addAll(pending);
+        pending.clear();
+        AdmissionQueue.Poll<CallState<A>> poll = queue.poll(now, gate);
+        List<CoreCall<A>> start = new ArrayList<>(poll.started().size());
+        for (CallState<A> call : poll.started()) {
+            if (sharedBucket != null) {
+                call.phase = CallState.Phase.RESERVED;
+                call.reservedTake = pacer.takeAmount(call.spec.cost());
+                reserved.add(call);
+            } else {
+                start.add(startAttempt(call, now));
+            }
+        }
+        for (AdmissionQueue.Removed<CallState<A>> r : poll.expired()) {
+            counters.onShed(r.item().spec.host(), r.reason());
+            failed.add(end(r.item(), new DeadlineExceededException("deadline passed while queued; never started",
+                    ShedReason.DEADLINE_AT_DEQUEUE, r.item().attempts)));
+        }
+        for (CallState<A> call : poll.rejectedByGate()) {
+            failed.add(end(call, call.gateError));
+        }
+        OptionalLong wake = poll.wakeAtNanos();
+        if (!retryTimers.isEmpty()) {
+            long t = retryTimers.peek().retryAtNanos;
+            if (wake.isEmpty() || t - wake.getAsLong() < 0) {
+                wake = OptionalLong.of(t);
+            }
+        }
+        return new Dispatch<>(start, failed, wake);
+    }
+
+    /** A call's next attempt starts now: counted, recorded against its key and its host. */
+    private CallState<A> startAttempt(CallState<A> call, long now) {
+        call.attempts++;
+        call.phase = CallState.Phase.IN_FLIGHT;
+        call.startedNanos = now;
+        if (call.idempotencyKey != null) {
+            ledger.record(call.idempotencyKey, now);
+        }
+        String host = call.spec.host();
+        profile(host).recordAttempt(now);
+        counters.onAttempt(host, call.attempts);
+        counters.onQueueWait(host, Duration.ofNanos(Math.max(0, now - call.enqueuedNanos)));
+        return call;
+    }
+
     @Override
     public Decision onAnswer(CoreCall<A> handle, Answer answer) {
         CallState<A> call = state(handle);
+        Decision d;
         lock.lock();
         try {
+            d = onAnswerLocked(call, answer);
+        } finally {
+            lock.unlock();
+        }
+        if (d != null) {
+            return d;
+        }
+        // reserve, ask, commit: the shared retry budget is asked off the lock (SPEC §4.8 stores may block)
+        boolean granted = sharedBudget.tryAcquireRetry(time.nanoTime());
+        lock.lock();
+        try {
+            if (call.phase != CallState.Phase.DECIDING) {
+                return new Decision.Fail(new TransportException("call was cancelled", null, false, call.attempts));
+            }
+            Classification.Retryable r = call.pendingRetry;
+            call.pendingRetry = null;
+            return granted ? scheduleRetry(call, call.pendingWait, false, time.nanoTime()) : budgetRefused(call, r);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The answer under the lock; {@code null} when a shared budget must be asked first (DECIDING). */
+    private Decision onAnswerLocked(CallState<A> call, Answer answer) {
+        {
             if (call.phase == CallState.Phase.DONE) {
                 return new Decision.Fail(new TransportException("call was cancelled", null, false, call.attempts));
             }
@@ -215,7 +359,6 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
                 countTransportResends(call, f.transportResends(), now);
             }
             Classification c = classifier.classify(answer, call.safeToRepeat(), call.attempts, wallNow);
-            throttle.recordAnswer(now, c.accepted()); // on completion (R12)
             if (answer instanceof Answer.Response r) {
                 call.lastStatus = r.snapshot().status();
                 call.lastSnapshot = r.snapshot();
@@ -225,6 +368,9 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
                 if (r.snapshot().outcome() != Outcome.OVERLOADED) {
                     pacer.observe(r.snapshot(), now, wallNow); // an overload never touches limit state (R09)
                 }
+            }
+            if (!honouredByPacer(c, now)) {
+                throttle.recordAnswer(now, c.accepted()); // on completion (R12)
             }
             return switch (c) {
                 case Classification.Success s -> {
@@ -253,9 +399,24 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
                     yield decideRetry(call, r, now);
                 }
             };
-        } finally {
-            lock.unlock();
         }
+    }
+
+    /**
+     * Whether the answer is a limit the pacer already honours, which the adaptive throttle then does
+     * not count (SPEC §4.5 leaves the choice to the SDK): a 429 {@code rate_limited} with a wait (a
+     * Retry-After or a reset) or under a known rate, and a spent quota. The pacer empties and pauses
+     * its bucket for them, so the client already slows down to what the server stated; the throttle
+     * exists for a backend short of capacity (503, timeouts), and counting a burst's 429s there too
+     * is what locked a fresh client's next writes out for minutes.
+     */
+    private boolean honouredByPacer(Classification c, long now) {
+        return switch (c) {
+            case Classification.Retryable r when r.kind() == Classification.Kind.RATE_LIMITED ->
+                    r.hint() != null || pacer.paces(now);
+            case Classification.Terminal t -> t.error() instanceof QuotaExceededException;
+            default -> false;
+        };
     }
 
     /**
@@ -270,7 +431,11 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
         for (int i = 0; i < resends; i++) {
             call.attempts++;
             throttle.recordAnswer(now, false);
-            budget.tryAcquireRetry(now);
+            if (sharedBudget != null) {
+                sharedBudget.countRetryLater(now); // counted when it has room; nobody waits for the answer
+            } else {
+                budget.tryAcquireRetry(now);
+            }
             if (call.idempotencyKey != null) {
                 ledger.record(call.idempotencyKey, now);
             }
@@ -298,11 +463,12 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
         }
         if (call.idempotencyKey != null && ledger.left(call.idempotencyKey, now) < nextSends) {
             counters.onBudgetExhausted(host, RetryBudgetExhaustedException.Scope.IDEMPOTENCY_KEY_ATTEMPTS);
-            SluiceException last = r.giveUp().apply("the Idempotency-Key's attempt cap is reached");
-            return fail(call, new RetryBudgetExhaustedException("Idempotency-Key " + call.idempotencyKey
-                    + " has used all " + ledger.cap() + " attempts (SPEC §4.4)",
-                    RetryBudgetExhaustedException.Scope.IDEMPOTENCY_KEY_ATTEMPTS, last, last.status(),
-                    last.snapshot().orElse(null), call.attempts));
+            // the answer's own typed error, the refusal as its cause (SPEC §4.2)
+            return fail(call, r.giveUp().apply("the Idempotency-Key's attempt cap is reached",
+                    new RetryBudgetExhaustedException("Idempotency-Key " + call.idempotencyKey + " has used all "
+                            + ledger.cap() + " attempts (SPEC §4.4)",
+                            RetryBudgetExhaustedException.Scope.IDEMPOTENCY_KEY_ATTEMPTS, null, call.lastStatus,
+                            call.lastSnapshot, call.attempts)));
         }
         // every refusal is decided now, before any wait (R03, SPEC §4.2–§4.3); the budget last, so that
         // a retry refused for another reason spends none of it
@@ -340,19 +506,50 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
         if (wait.compareTo(latest) > 0) {
             wait = latest; // float rounding only; latest >= hint here
         }
-        long waitNanos = wait.toNanos();
-        if (!budget.tryAcquireRetry(now)) {
-            counters.onBudgetExhausted(host, RetryBudgetExhaustedException.Scope.CLIENT_RETRY_BUDGET);
-            SluiceException last = r.giveUp().apply("the retry budget is spent");
-            return fail(call, new RetryBudgetExhaustedException("retry budget spent: retries over the last "
-                    + config.budget().window().toSeconds() + " s reached " + Math.round(config.budget().ratio() * 100)
-                    + " % of requests or the floor of " + config.budget().minRetries() + ", whichever is more (SPEC §4.2)",
-                    RetryBudgetExhaustedException.Scope.CLIENT_RETRY_BUDGET,
-                    last, last.status(), last.snapshot().orElse(null), call.attempts));
+        // a 429 rate_limited re-send under a known rate is a paced re-send: the emptied, paused bucket
+        // holds it to the server's stated rate, so it cannot amplify, and the budget (which caps
+        // amplification, SPEC §4.2) is not charged; the attempt cap, the key's cap and the deadline
+        // still bound it. Without a known rate (no RateLimit policy, nothing documented) the bucket
+        // would let every re-send out at the pause's end: those spend the budget like any retry.
+        boolean paced = r.kind() == Classification.Kind.RATE_LIMITED && pacer.paces(now);
+        if (!paced && sharedBudget != null) {
+            // a shared budget is asked off the lock: onAnswer finishes the decision (DECIDING)
+            call.phase = CallState.Phase.DECIDING;
+            call.pendingRetry = r;
+            call.pendingWait = wait;
+            return null;
         }
+        if (!paced && !budget.tryAcquireRetry(now)) {
+            return budgetRefused(call, r);
+        }
+        return scheduleRetry(call, wait, paced, now);
+    }
+
+    /** The budget refused a retry: the answer's own error, the refusal as its cause (SPEC §4.2). */
+    private Decision budgetRefused(CallState<A> call, Classification.Retryable r) {
+        {
+            String host = call.spec.host();
+            counters.onBudgetExhausted(host, RetryBudgetExhaustedException.Scope.CLIENT_RETRY_BUDGET);
+            // the answer's own typed error (OverloadedException for a 503), the refusal as its cause:
+            // the caller learns the server was overloaded, and why the SDK stopped (SPEC §4.2)
+            return fail(call, r.giveUp().apply("not retried, the retry budget is spent",
+                    new RetryBudgetExhaustedException("retry budget spent: retries over the last "
+                            + config.budget().window().toSeconds() + " s reached "
+                            + Math.round(config.budget().ratio() * 100) + " % of requests or the floor of "
+                            + config.budget().minRetries() + ", whichever is more (SPEC §4.2)",
+                            RetryBudgetExhaustedException.Scope.CLIENT_RETRY_BUDGET, null, call.lastStatus,
+                            call.lastSnapshot, call.attempts)));
+        }
+    }
+
+    private Decision scheduleRetry(CallState<A> call, Duration wait, boolean paced, long now) {
+        String host = call.spec.host();
         call.phase = CallState.Phase.WAITING_TO_RETRY;
-        call.retryAtNanos = now + waitNanos;
+        call.retryAtNanos = now + wait.toNanos();
         retryTimers.add(call);
+        if (paced) {
+            counters.pacedRetries.increment();
+        }
         counters.onRetryScheduled(host, call.attempts + 1, wait);
         return new Decision.RetryAfter(wait);
     }
@@ -365,10 +562,14 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
             switch (call.phase) {
                 case QUEUED -> queue.remove(call);
                 case WAITING_TO_RETRY -> retryTimers.remove(call);
+                case RESERVED -> queue.release();
+                case DECIDING -> {
+                    // answered; its slot was freed then, and the budget's answer will find it done
+                }
                 case IN_FLIGHT -> {
                     queue.release();
                     if (queue.inFlight() == 0) {
-                        pacer.endHold(time.nanoTime()); // no answer will end it
+                        pacer.nothingInFlight(time.nanoTime()); // no answer will end a hold
                     }
                 }
                 case DONE -> {
@@ -491,7 +692,8 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
     private long gate(CallState<A> call, long now) {
         long wait;
         try {
-            wait = pacer.tryAcquire(call.spec.cost(), now);
+            // with a shared store, only what the pacer knows locally; the store is asked off the lock
+            wait = sharedBucket != null ? pacer.beforeTake(call.spec.cost(), now) : pacer.tryAcquire(call.spec.cost(), now);
         } catch (IllegalArgumentException e) {
             call.gateError = new CostExceedsBurstException("cost " + call.spec.cost()
                     + " exceeds the pacer's burst: it can never be granted; split the call",
@@ -533,15 +735,28 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
         return null;
     }
 
-    /** {@code QuotaExceededException} when a spent quota pauses the pacer now (counted), else {@code null}. */
+    /**
+     * {@code QuotaExceededException} (counted) when a quota policy is why the pacer cannot grant a
+     * token within the maximum wait: it is spent and pauses the bucket, or its last {@code r} are
+     * spread over its reset so thinly that the next comes too late (SPEC §4.6); else {@code null}.
+     */
     private SluiceException spentQuotaError(CallState<A> call, long now) {
         Pacer.Block block = pacer.block(now);
-        if (block == null || block.kind() != PolicyKind.QUOTA) {
-            return null;
+        String message;
+        if (block != null && block.kind() == PolicyKind.QUOTA) {
+            message = "quota \"" + block.policy() + "\" is spent until " + block.resetAt()
+                    + " (reported by an earlier response); not sent";
+        } else {
+            block = pacer.rationedBy(now);
+            if (block == null) {
+                return null;
+            }
+            message = "quota \"" + block.policy() + "\" is nearly spent: its last " + pacer.rationedRemaining(now)
+                    + " are spread until its reset at " + block.resetAt() + ", and the next comes later than the"
+                    + " maximum wait of " + config.retry().maxWait().toSeconds() + " s (SPEC §4.6); not sent";
         }
         counters.onQuotaExceeded(call.spec.host(), block.policy(), block.resetAt());
-        return new QuotaExceededException("quota \"" + block.policy() + "\" is spent until " + block.resetAt()
-                + " (reported by an earlier response); not sent", block.policy(), block.resetAt(),
+        return new QuotaExceededException(message, block.policy(), block.resetAt(),
                 call.lastStatus, call.lastSnapshot, call.attempts);
     }
 
