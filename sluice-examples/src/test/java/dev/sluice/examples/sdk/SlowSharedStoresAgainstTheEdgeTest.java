@@ -38,7 +38,7 @@ import org.junit.jupiter.api.Timeout;
 @Tag("slow")
 class SlowSharedStoresAgainstTheEdgeTest {
 
-    private static final Duration STORE_DELAY = Duration.ofMillis(Long.getLong("lockTestDelayMs", 50));
+    private static final Duration STORE_DELAY = Duration.ofMillis(50);
     private static final int THREADS = 8;
     private static final int CALLS_PER_THREAD = 20;
 
