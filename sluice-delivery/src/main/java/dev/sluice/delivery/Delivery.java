@@ -1,6 +1,7 @@
 package dev.sluice.delivery;
 
 import dev.sluice.delivery.internal.AlignedClock;
+import dev.sluice.delivery.internal.RateLimitedLog;
 import dev.sluice.delivery.internal.SafeListener;
 import dev.sluice.delivery.jdbc.JdbcDeliveryStore;
 import dev.sluice.delivery.redaction.JsonRedactor;
@@ -10,6 +11,7 @@ import dev.sluice.delivery.spi.WebhookTransport;
 import dev.sluice.delivery.webhook.JdkWebhookTransport;
 import dev.sluice.time.TimeSource;
 import java.sql.Connection;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.HexFormat;
 import java.util.List;
@@ -44,6 +46,7 @@ public final class Delivery implements AutoCloseable {
     private final AlignedClock clock;
     private final RandomGenerator random;
     private final DeliveryListener listener;
+    private final RateLimitedLog errorLog;
     private final WebhookTransport transport;
     private final boolean ownsTransport;
     private final JsonRedactor redactor;
@@ -54,7 +57,8 @@ public final class Delivery implements AutoCloseable {
         this.config = b.config;
         this.clock = new AlignedClock(b.time);
         this.random = new LockedRandom(b.random);
-        this.listener = new SafeListener(b.listener);
+        this.errorLog = new RateLimitedLog(b.logger, ERROR_LOG_INTERVAL, b.time::nanoTime);
+        this.listener = new SafeListener(b.listener, new RateLimitedLog(b.logger, ERROR_LOG_INTERVAL, b.time::nanoTime));
         this.ownsTransport = b.transport == null;
         this.transport = b.transport != null ? b.transport : new JdkWebhookTransport(config.requestTimeout(), b.time);
         this.redactor = JsonRedactor.of(config.redactPaths());
@@ -260,8 +264,17 @@ public final class Delivery implements AutoCloseable {
         try {
             clock.align(store);
         } catch (RuntimeException e) {
-            listener.onError(e);
+            reportError("aligning the clock with the store failed", e);
         }
+    }
+
+    /**
+     * A worker's failure that it rides out (usually the store): passed to the listener and logged
+     * as a WARN with its stack trace, at most one line per {@link #ERROR_LOG_INTERVAL}.
+     */
+    void reportError(String what, Throwable error) {
+        listener.onError(error);
+        errorLog.warn("sluice delivery: " + what + ": " + error.getMessage() + "; the worker keeps trying", error);
     }
 
     String redact(Event e) {
@@ -316,6 +329,9 @@ public final class Delivery implements AutoCloseable {
         }
     }
 
+    /** The shortest interval between two WARN lines about the same kind of failure. */
+    static final Duration ERROR_LOG_INTERVAL = Duration.ofSeconds(30);
+
     /** Not thread-safe. */
     public static final class Builder {
         private final DeliveryStore store;
@@ -323,6 +339,7 @@ public final class Delivery implements AutoCloseable {
         private TimeSource time = TimeSource.system();
         private RandomGenerator random;
         private DeliveryListener listener = DeliveryListener.NONE;
+        private System.Logger logger = System.getLogger("dev.sluice.delivery");
         private WebhookTransport transport;
 
         private Builder(DeliveryStore store) {
@@ -346,6 +363,17 @@ public final class Delivery implements AutoCloseable {
             return this;
         }
 
+        /** Where failures are logged; tests capture it. */
+        Builder logger(System.Logger l) {
+            logger = Objects.requireNonNull(l, "logger");
+            return this;
+        }
+
+        /**
+         * Receives measurements and errors (default {@link DeliveryListener#NONE}). Whatever it is,
+         * failures the worker rides out are also logged at WARN (logger {@code dev.sluice.delivery},
+         * at most one line per 30 s, with the stack trace).
+         */
         public Builder listener(DeliveryListener l) {
             listener = Objects.requireNonNull(l, "listener");
             return this;

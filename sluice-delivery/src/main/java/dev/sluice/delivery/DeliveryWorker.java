@@ -154,7 +154,8 @@ public final class DeliveryWorker implements AutoCloseable {
                         try {
                             process(c);
                         } catch (RuntimeException e) {
-                            listener.onError(e); // the row stays in flight; its lease lapses and it is retried
+                            // the row stays in flight; its lease lapses and it is retried
+                            delivery.reportError("worker " + id + ": an attempt failed", e);
                         } finally {
                             attemptsInFlight.decrementAndGet();
                             slots.release();
@@ -168,7 +169,7 @@ public final class DeliveryWorker implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 return;
             } catch (RuntimeException e) {
-                listener.onError(e);
+                delivery.reportError("worker " + id + ": claiming failed", e);
                 try {
                     wakeups.tryAcquire(config.pollInterval().toMillis(), TimeUnit.MILLISECONDS);
                 } catch (InterruptedException ie) {
@@ -216,7 +217,7 @@ public final class DeliveryWorker implements AutoCloseable {
         try {
             heartbeatOnce();
         } catch (RuntimeException e) {
-            listener.onError(e);
+            delivery.reportError("worker " + id + ": the heartbeat failed", e);
         }
     }
 
@@ -224,7 +225,7 @@ public final class DeliveryWorker implements AutoCloseable {
         try {
             listener.onQueueDepth(store.status(delivery.now()));
         } catch (RuntimeException e) {
-            listener.onError(e);
+            delivery.reportError("worker " + id + ": reading the queue depth failed", e);
         }
     }
 
@@ -365,7 +366,7 @@ public final class DeliveryWorker implements AutoCloseable {
             try {
                 store.release(id, delivery.now());
             } catch (RuntimeException e) {
-                listener.onError(e);
+                delivery.reportError("worker " + id + ": putting back unstarted claims failed", e);
             }
             delivery.forget(this);
         }

@@ -29,7 +29,7 @@ import dev.sluice.edge.internal.Transports;
 import dev.sluice.edge.internal.UpstreamPool;
 import dev.sluice.edge.metrics.EdgeMetrics;
 import dev.sluice.edge.softlimit.SoftLimitNotifier;
-import dev.sluice.limiter.config.ConfigException;
+import dev.sluice.config.ConfigException;
 import dev.sluice.limiter.memory.InMemoryLimiterStore;
 import dev.sluice.limiter.spi.LimiterStore;
 import io.micrometer.prometheusmetrics.PrometheusConfig;

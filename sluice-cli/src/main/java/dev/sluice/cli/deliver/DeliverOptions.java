@@ -76,13 +76,18 @@ public final class DeliverOptions {
         return open(file, false);
     }
 
-    private JdbcDeliveryStore open(DeliveryFile file, boolean create) {
+    /** The store location in force: {@code --store} (nearest the subcommand) over the config's. */
+    String location(DeliveryFile file) {
         String store = nearest("--store", this.store);
+        return store != null ? store : file.store();
+    }
+
+    private JdbcDeliveryStore open(DeliveryFile file, boolean create) {
         // HikariCP announces every pool start and stop at INFO; a command line wants only warnings
         if (System.getProperty("org.slf4j.simpleLogger.log.com.zaxxer.hikari") == null) {
             System.setProperty("org.slf4j.simpleLogger.log.com.zaxxer.hikari", "warn");
         }
-        String location = store != null ? store : file.store();
+        String location = location(file);
         JdbcDeliveryStore.Options options = JdbcDeliveryStore.Options.defaults();
         if (file.schema() != null && location.startsWith("jdbc:postgresql:")) {
             options = options.withSchema(file.schema());

@@ -1,18 +1,21 @@
 package dev.sluice.cli.deliver;
 
 import dev.sluice.delivery.DeliveryException;
+import dev.sluice.delivery.InvalidEventException;
 import dev.sluice.delivery.NoStoreException;
 import dev.sluice.delivery.NoSuchEntryException;
 import dev.sluice.delivery.ReplayRefusedException;
 import dev.sluice.delivery.StoreException;
+import dev.sluice.delivery.UnknownDestinationException;
 import dev.sluice.delivery.config.ConfigException;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 
 /**
- * Turns the delivery worker's typed errors into one line on stderr and an exit code:
- * 1 refused or not found, 2 bad configuration or input, 3 no store or a store failure, 4 any other
- * delivery error.
+ * Turns the delivery worker's typed errors into one line on stderr and the exit codes the README
+ * documents: 1 refused or not found (a replay refused, no such dead letter or ledger row, an
+ * unknown destination), 2 bad configuration or input (the config file, an option's value, a
+ * malformed key or payload), 3 no store or a store failure, 4 any other delivery error.
  */
 final class Guard {
 
@@ -47,13 +50,16 @@ final class Guard {
             err.println("sluice deliver: refused (" + e.reason().name().toLowerCase(java.util.Locale.ROOT) + "): "
                     + e.getMessage());
             return REFUSED;
-        } catch (NoSuchEntryException e) {
+        } catch (NoSuchEntryException | UnknownDestinationException e) {
             err.println("sluice deliver: " + e.getMessage());
             return REFUSED;
         } catch (StoreException e) {
             err.println("sluice deliver: store: " + e.getMessage());
             return STORE;
-        } catch (DeliveryException | IllegalArgumentException e) {
+        } catch (InvalidEventException | IllegalArgumentException e) {
+            err.println("sluice deliver: " + e.getMessage());
+            return BAD_CONFIG;
+        } catch (DeliveryException e) {
             err.println("sluice deliver: " + e.getMessage());
             return OTHER;
         }

@@ -8,6 +8,7 @@ import dev.sluice.delivery.LedgerState;
 import dev.sluice.delivery.config.DeliveryFile;
 import dev.sluice.delivery.config.Durations;
 import dev.sluice.delivery.jdbc.JdbcDeliveryStore;
+import dev.sluice.delivery.jdbc.StoreLocation;
 import dev.sluice.delivery.metrics.DeliveryCounters;
 import dev.sluice.time.TimeSource;
 import java.io.PrintWriter;
@@ -85,7 +86,7 @@ final class RunCommand implements Callable<Integer> {
                 }, "sluice-deliver-shutdown");
                 Runtime.getRuntime().addShutdownHook(hook);
                 err.printf("sluice deliver: worker %s on %s, %d destination(s), concurrency %d%n", worker.id(),
-                        file.store().replaceAll("(?i)(password=)[^&]*", "$1***"), file.destinations().size(),
+                        StoreLocation.redact(options.location(file)), file.destinations().size(),
                         file.config().concurrency());
                 err.flush();
                 long start = time.nanoTime();

@@ -3,7 +3,7 @@ package dev.sluice.cli.demo;
 import dev.sluice.examples.demo.DemoRun;
 import dev.sluice.examples.demo.DemoSettings;
 import dev.sluice.examples.demo.ShiplaneEdge;
-import dev.sluice.limiter.config.ConfigException;
+import dev.sluice.config.ConfigException;
 import dev.sluice.time.TimeSource;
 import java.io.IOException;
 import java.io.PrintWriter;

@@ -4,7 +4,7 @@ import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.EdgeOptions;
 import dev.sluice.edge.EdgeServer;
 import dev.sluice.edge.config.StoreConfig;
-import dev.sluice.limiter.config.ConfigException;
+import dev.sluice.config.ConfigException;
 import dev.sluice.limiter.idempotency.IdempotencyStore;
 import dev.sluice.limiter.spi.LimiterStore;
 import dev.sluice.time.TimeSource;

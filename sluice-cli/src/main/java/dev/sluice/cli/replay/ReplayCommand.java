@@ -10,7 +10,7 @@ import dev.sluice.limiter.Decision;
 import dev.sluice.limiter.Denied;
 import dev.sluice.limiter.Plan;
 import dev.sluice.limiter.Unavailable;
-import dev.sluice.limiter.config.ConfigException;
+import dev.sluice.config.ConfigException;
 import dev.sluice.limiter.config.KeyBinding;
 import dev.sluice.limiter.config.LimiterConfig;
 import dev.sluice.limiter.headers.RateLimitFields;

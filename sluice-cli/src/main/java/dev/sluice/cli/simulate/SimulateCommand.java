@@ -1,7 +1,7 @@
 package dev.sluice.cli.simulate;
 
 import dev.sluice.cli.CliError;
-import dev.sluice.limiter.config.ConfigException;
+import dev.sluice.config.ConfigException;
 import dev.sluice.sim.Simulation;
 import dev.sluice.sim.SimulationResult;
 import dev.sluice.sim.report.ReportFiles;

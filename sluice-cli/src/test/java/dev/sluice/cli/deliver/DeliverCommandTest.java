@@ -120,6 +120,47 @@ class DeliverCommandTest {
     }
 
     @Test
+    void theStartUpLineNamesTheStoreInUseWhenStoreOverridesTheConfig() {
+        Path other = dir.resolve("other.db");
+
+        CliRun run = deliver("run", "-c", config.toString(), "--store", "sqlite:" + other, "--until-idle",
+                "--progress", "100ms");
+
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.err()).contains(" on sqlite:" + other + ", 1 destination(s)");
+        assertThat(other).exists();
+        assertThat(dir.resolve("d.db")).doesNotExist();
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @org.junit.jupiter.params.provider.CsvSource(delimiter = '|', value = {
+        // README: 1 refused or not found, 2 bad configuration or input
+        "enqueue --dest nowhere --type t --key k1 | 1 | unknown destination",
+        "enqueue --dest shop --type t --key a.b | 2 | ",
+        "run --until-idle --progress 0s | 2 | --progress must be > 0",
+        "status --store mysql://db | 2 | store must be 'sqlite:PATH' or a 'jdbc:postgresql:' URL",
+        "replay 99 | 3 | no ledger at",
+        "dead-letters --store sqlite:%s | 3 | not a SQLite database or is damaged"})
+    void exitCodesAreTheReadmes(String command, int code, String message) throws IOException {
+        Path junk = dir.resolve("junk.db");
+        Files.writeString(junk, "not a database, not at all; ".repeat(200));
+        command = command.formatted(junk);
+        String[] args = concat(concat(new String[] {"deliver"}, command.split(" ")),
+                new String[] {"-c", config.toString()});
+        if (command.startsWith("enqueue")) {
+            args = concat(args, new String[] {"--payload", payload.toString()});
+        }
+
+        CliRun r = CliRun.of(args);
+
+        assertThat(r.exitCode()).as(r.err()).isEqualTo(code);
+        assertThat(r.err()).startsWith("sluice deliver: ").doesNotContain("\tat ");
+        if (message != null) {
+            assertThat(r.err()).containsIgnoringCase(message);
+        }
+    }
+
+    @Test
     void reviewResolveRejectsAnUnknownDecision() {
         CliRun r = deliver("review", "resolve", "-c", config.toString(), "1", "--as", "maybe");
 

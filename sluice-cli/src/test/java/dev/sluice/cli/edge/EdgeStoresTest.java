@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.sluice.cli.CliRun;
 import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.config.StoreConfig;
-import dev.sluice.limiter.config.ConfigException;
+import dev.sluice.config.ConfigException;
 import dev.sluice.limiter.idempotency.Claim;
 import dev.sluice.limiter.idempotency.IdempotencyKey;
 import dev.sluice.limiter.idempotency.IdempotencyStore;
@@ -124,7 +124,7 @@ class EdgeStoresTest {
 
         assertThat(run.exitCode()).isEqualTo(2);
         // 2,000,000 s · 10^6 µs · k = 1201 ticks per µs > 2^51: the script's integer arithmetic would not be exact
-        assertThat(run.err()).contains(file + ":4: plans.slow: policy burst (q=1201, w=2000000)")
+        assertThat(run.err()).contains(file + ":3: plans.slow: policy burst (q=1201, w=2000000)")
                 .contains("exceeds the Redis store's exact range of 2^51");
     }
 

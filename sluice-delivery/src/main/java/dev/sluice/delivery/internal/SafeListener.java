@@ -6,20 +6,26 @@ import dev.sluice.delivery.ResponseClass;
 import dev.sluice.delivery.spi.DeliveryListener;
 import java.time.Duration;
 
-/** Calls a user's listener and drops what it throws: measuring must never break delivering. */
+/**
+ * Calls a user's listener and logs what it throws instead of passing it on: measuring must never
+ * break delivering, and a broken metrics binding must still leave a trace (a rate-limited WARN with
+ * the stack trace).
+ */
 public final class SafeListener implements DeliveryListener {
 
     private final DeliveryListener delegate;
+    private final RateLimitedLog log;
 
-    public SafeListener(DeliveryListener delegate) {
+    public SafeListener(DeliveryListener delegate, RateLimitedLog log) {
         this.delegate = delegate;
+        this.log = log;
     }
 
     private void guard(Runnable r) {
         try {
             r.run();
-        } catch (RuntimeException ignored) {
-            // a broken metrics binding is not a delivery failure
+        } catch (RuntimeException e) {
+            log.warn("the delivery listener " + delegate.getClass().getName() + " threw; the measurement is dropped", e);
         }
     }
 

@@ -17,6 +17,11 @@ public record StoreLocation(Dialect dialect, String jdbcUrl, Path sqlitePath) {
     /** The default store: a SQLite file in the working directory. */
     public static final String DEFAULT = "sqlite:./sluice-delivery.db";
 
+    /** {@code location} with any {@code password=} value masked, for messages and logs. */
+    public static String redact(String location) {
+        return location.replaceAll("(?i)(password=)[^&]*", "$1***");
+    }
+
     /**
      * @throws IllegalArgumentException if {@code location} is neither form, or names no file
      */

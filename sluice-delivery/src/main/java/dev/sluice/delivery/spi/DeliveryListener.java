@@ -11,7 +11,8 @@ import java.time.Duration;
  * library, or use {@link dev.sluice.delivery.metrics.DeliveryCounters}.
  *
  * <p>Called on worker threads, concurrently: implementations must be thread-safe and quick, and
- * must not throw (an exception is caught and dropped so that measuring never breaks delivering).
+ * must not throw (an exception is caught and logged, rate-limited, so that measuring never breaks
+ * delivering).
  * Every method has an empty default.
  */
 public interface DeliveryListener {
@@ -75,7 +76,11 @@ public interface DeliveryListener {
     default void onQueueDepth(DeliveryStatus status) {
     }
 
-    /** The worker loop hit an error (usually the store) and will try again. */
+    /**
+     * The worker loop hit an error (usually the store) and will try again. Whatever this does, the
+     * worker also logs it at WARN (logger {@code dev.sluice.delivery}, rate-limited, with the stack
+     * trace), so a worker whose database is down is never silent.
+     */
     default void onError(Throwable error) {
     }
 }

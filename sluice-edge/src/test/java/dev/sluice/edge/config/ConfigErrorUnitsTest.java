@@ -3,7 +3,7 @@ package dev.sluice.edge.config;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.edge.EdgeConfig;
-import dev.sluice.limiter.config.ConfigException;
+import dev.sluice.config.ConfigException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

@@ -11,8 +11,8 @@ import dev.sluice.limiter.Costs;
 import dev.sluice.limiter.Decision;
 import dev.sluice.limiter.Plan;
 import dev.sluice.limiter.PolicyState;
-import dev.sluice.limiter.config.ConfigException;
-import dev.sluice.limiter.config.ConfigProblem;
+import dev.sluice.config.ConfigException;
+import dev.sluice.config.ConfigProblem;
 import dev.sluice.limiter.memory.InMemoryLimiterStore;
 import dev.sluice.limiter.spi.FailureMode;
 import dev.sluice.limiter.spi.LimiterStore;
@@ -189,7 +189,7 @@ class StoreConfigTest {
             }
         })).isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems())
                 .extracting(ConfigProblem::toString)
-                .containsExactly("v.yaml:6: plans.slow: policy burst: beyond this store's exact range",
+                .containsExactly("v.yaml:5: plans.slow: policy burst: beyond this store's exact range",
                         "v.yaml:14: key-overrides.sk_big: policy burst: beyond this store's exact range"));
         // each distinct plan once: free, slow, slow renewing on the 15th (reported where slow is written),
         // free with the override, and the built-in anonymous plan
@@ -243,7 +243,7 @@ class StoreConfigTest {
         EdgeOptions options = EdgeOptions.defaults().withTime(time).withStore(refusesHuge);
 
         assertThatThrownBy(() -> EdgeServer.start(bad, options)).isInstanceOf(ConfigException.class)
-                .hasMessage("h.yaml:7: plans.huge: plan huge: not in this store");
+                .hasMessage("h.yaml:6: plans.huge: plan huge: not in this store");
 
         EdgeConfig good = EdgeConfig.parse("g.yaml", PLANS).withListenPort(0).withAdmin(Optional.empty());
         try (EdgeServer edge = EdgeServer.start(good, options)) {

@@ -10,7 +10,7 @@ import dev.sluice.edge.softlimit.QuotaWarning;
 import dev.sluice.edge.testing.Edges;
 import dev.sluice.edge.testing.LeakWatch;
 import dev.sluice.edge.testing.TestUpstream;
-import dev.sluice.limiter.config.ConfigException;
+import dev.sluice.config.ConfigException;
 import dev.sluice.time.ManualTimeSource;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

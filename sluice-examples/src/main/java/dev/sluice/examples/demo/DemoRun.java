@@ -98,7 +98,7 @@ public final class DemoRun {
      * @throws IllegalStateException if this instance already ran
      * @throws IllegalArgumentException if the configuration lacks the plans the demo needs
      * @throws IOException if Shiplane or the edge cannot listen, or the report cannot be written
-     * @throws dev.sluice.limiter.config.ConfigException if the edge configuration is invalid
+     * @throws dev.sluice.config.ConfigException if the edge configuration is invalid
      */
     public DemoResult run() throws IOException {
         if (finished.getCount() == 0 || printedRows > 0) {

@@ -10,7 +10,7 @@ import dev.sluice.limiter.ConcurrencyPolicy;
 import dev.sluice.limiter.Plan;
 import dev.sluice.limiter.Policy;
 import dev.sluice.limiter.QuotaPolicy;
-import dev.sluice.limiter.config.ConfigException;
+import dev.sluice.config.ConfigException;
 import dev.sluice.limiter.config.KeyBinding;
 import java.io.IOException;
 import java.net.URI;

@@ -1,5 +1,8 @@
 package dev.sluice.limiter.config;
 
+import dev.sluice.config.ConfigException;
+import dev.sluice.config.ConfigNode;
+import dev.sluice.config.ConfigProblems;
 import dev.sluice.limiter.BurstPolicy;
 import dev.sluice.limiter.ConcurrencyPolicy;
 import dev.sluice.limiter.Plan;
@@ -98,7 +101,8 @@ public final class LimiterConfig {
         if (!root.expectMapping(problems, "the configuration document")) {
             return new LimiterConfig(plans, keys);
         }
-        rejectMisspelledSections(root, problems);
+        // other readers own the other sections; a near miss of ours (kyes, plan) is still a typo
+        root.rejectMisspelledSections(problems, OWN_SECTIONS);
         Optional<ConfigNode> plansNode = root.get("plans");
         if (plansNode.isEmpty()) {
             problems.add(root, "plans: required (at least one plan)");
@@ -126,45 +130,6 @@ public final class LimiterConfig {
             }
         }));
         return new LimiterConfig(plans, keys);
-    }
-
-    /**
-     * Other readers own the other top-level sections, so unknown names are not errors here; but a
-     * name one or two edits away from this reader's own ({@code kyes}, {@code plan}, {@code keyfile})
-     * is a typo that would otherwise silently leave every key unknown.
-     */
-    private static void rejectMisspelledSections(ConfigNode root, ConfigProblems problems) {
-        for (Map.Entry<String, ConfigNode> section : root.fields().entrySet()) {
-            String name = section.getKey();
-            if (OWN_SECTIONS.contains(name)) {
-                continue;
-            }
-            for (String own : OWN_SECTIONS) {
-                if (editDistance(name, own) <= 2 && !root.fields().containsKey(own)) {
-                    problems.add(section.getValue(), "unknown section \"" + name + "\"; did you mean \"" + own + "\"?");
-                    break;
-                }
-            }
-        }
-    }
-
-    private static int editDistance(String a, String b) {
-        int[] prev = new int[b.length() + 1];
-        int[] cur = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
-            prev[j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++) {
-            cur[0] = i;
-            for (int j = 1; j <= b.length(); j++) {
-                int substitute = prev[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
-                cur[j] = Math.min(substitute, Math.min(prev[j] + 1, cur[j - 1] + 1));
-            }
-            int[] t = prev;
-            prev = cur;
-            cur = t;
-        }
-        return prev[b.length()];
     }
 
     /** The plans by name, in file order. */
@@ -250,7 +215,7 @@ public final class LimiterConfig {
             return Optional.empty();
         }
         node.rejectUnknownFields(problems, POLICY_FIELDS);
-        int before = problems.list().size();
+        int before = problems.count();
         Optional<String> name = required(node, "name", problems).flatMap(n -> n.asText(problems));
         Optional<String> kind = required(node, "kind", problems).flatMap(n -> n.asText(problems));
         OptionalLong q = required(node, "q", problems)
@@ -272,7 +237,7 @@ public final class LimiterConfig {
             forbid(node, "w", why, problems);
             forbid(node, "window", why, problems);
             forbid(node, "anchor-day", why, problems);
-            if (problems.list().size() == before && name.isPresent() && q.isPresent()) {
+            if (problems.count() == before && name.isPresent() && q.isPresent()) {
                 try {
                     policy = new ConcurrencyPolicy(name.get(), q.getAsLong(), pk);
                 } catch (IllegalArgumentException e) {
@@ -285,7 +250,7 @@ public final class LimiterConfig {
             OptionalLong w = required(node, "w", problems)
                     .map(n -> n.asLong(problems, 1, BurstPolicy.MAX_WINDOW_SECONDS, "whole seconds like 60"))
                     .orElse(OptionalLong.empty());
-            if (problems.list().size() == before && name.isPresent() && q.isPresent() && w.isPresent()) {
+            if (problems.count() == before && name.isPresent() && q.isPresent() && w.isPresent()) {
                 try {
                     policy = new BurstPolicy(name.get(), q.getAsLong(), w.getAsLong(), unit, pk);
                 } catch (IllegalArgumentException e) {
@@ -304,7 +269,7 @@ public final class LimiterConfig {
                     problems.add(anchorNode, "anchor-day is for monthly quota policies");
                 }
             }
-            if (problems.list().size() == before && name.isPresent() && q.isPresent() && window.isPresent()) {
+            if (problems.count() == before && name.isPresent() && q.isPresent() && window.isPresent()) {
                 try {
                     policy = new QuotaPolicy(name.get(), q.getAsLong(), window.get(), unit, pk);
                 } catch (IllegalArgumentException e) {

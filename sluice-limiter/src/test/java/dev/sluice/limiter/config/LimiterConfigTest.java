@@ -1,5 +1,8 @@
 package dev.sluice.limiter.config;
 
+import dev.sluice.config.ConfigException;
+import dev.sluice.config.ConfigNode;
+import dev.sluice.config.ConfigProblems;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
@@ -99,7 +102,7 @@ class LimiterConfigTest {
                 "11: plans.team.policies[0].kind: must be burst, quota or concurrency, was \"bucket\"",
                 "12: plans.team.policies[1].q: must be an integer, was \"many\"",
                 "12: plans.team.policies[1].w: not allowed here: a quota policy's window sets w (daily 86400, monthly 2592000)",
-                "13: plans.team.policies[2].qq: unknown field (expected one of name, kind, q, w, window, anchor-day, unit, pk)",
+                "13: plans.team.policies[2].qq: unknown field; did you mean \"q\"? (expected one of name, kind, q, w, window, anchor-day, unit, pk)",
                 "13: plans.team.policies[2].unit: concurrent-requests is the unit of kind: concurrency, not of a burst or quota policy",
                 "16: keys.sk_b: unknown plan \"gold\" (plans: free, pro, team)",
                 "17: keys.sk_c.renewal-day: must be in 1..31, was 40",

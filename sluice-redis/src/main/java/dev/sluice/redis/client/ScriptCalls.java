@@ -1,16 +1,11 @@
 package dev.sluice.redis.client;
 
 import dev.sluice.redis.RedisEndpoint;
+import dev.sluice.redis.internal.BoundedScriptCall;
 import dev.sluice.redis.internal.LuaScript;
-import io.lettuce.core.RedisCommandExecutionException;
-import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -18,10 +13,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One store's calls of its script through the shared {@link RedisEndpoint}: a bounded wait, the
- * endpoint's up/down accounting (a timeout or a refused connection counts towards "down"; while down
- * nothing is sent and the endpoint's probe finds Redis again), the clock argument, and the counting
- * and rate-limited logging of answers made without Redis. Thread-safe.
+ * One SDK store's calls of its script through the shared {@link RedisEndpoint} ({@link BoundedScriptCall}:
+ * a bounded wait and the endpoint's up/down accounting), waited for on the caller's thread, plus the
+ * clock argument and the counting and rate-limited logging of answers made without Redis. Thread-safe.
  */
 final class ScriptCalls {
 
@@ -30,16 +24,11 @@ final class ScriptCalls {
     /** The caller-clock mode's epoch: a whole second, so its slots line up with a fresh in-memory window's. */
     private static final long CALLER_CLOCK_BASE_MICROS = 1_700_000_000_000_000L;
 
-    private final RedisEndpoint endpoint;
-    private final LuaScript script;
+    private final BoundedScriptCall calls;
     private final SharedLimitsConfig config;
     private final String what;
-    private final long timeoutNanos;
-    private final LongAdder redisCalls = new LongAdder();
     private final LongAdder localAnswers = new LongAdder();
     private final LongAdder unsentWrites = new LongAdder();
-    private final LongAdder timeouts = new LongAdder();
-    private final LongAdder errors = new LongAdder();
     private final AtomicLong fallbackPeriods = new AtomicLong();
     private final AtomicBoolean onRedis = new AtomicBoolean(true);
     private final AtomicLong lastLogNanos;
@@ -50,21 +39,13 @@ final class ScriptCalls {
 
     /** {@code preload}: load the script as soon as Redis is up (a test of the NOSCRIPT path passes false). */
     ScriptCalls(RedisEndpoint endpoint, LuaScript script, SharedLimitsConfig config, String what, boolean preload) {
-        this.endpoint = endpoint;
-        this.script = script;
+        this.calls = new BoundedScriptCall(endpoint, script, config.decisionTimeout(), what);
         this.config = config;
         this.what = what;
-        this.timeoutNanos = config.decisionTimeout().toNanos();
         this.lastLogNanos = new AtomicLong(config.localTime().nanoTime() - LOG_EVERY_NANOS);
-        if (!preload) {
-            return;
+        if (preload) {
+            calls.preloadWhenUp();
         }
-        endpoint.whenUp().thenRun(() -> {
-            RedisClusterAsyncCommands<String, String> c = endpoint.commandsAnyway();
-            if (c != null) {
-                script.preload(c); // a failure here only means the first call loads it (NOSCRIPT)
-            }
-        });
     }
 
     /**
@@ -88,19 +69,15 @@ final class ScriptCalls {
      *     locally and says so with {@link #answeredLocally()}
      */
     List<Object> call(String[] keys, String[] args) {
-        CompletableFuture<List<Object>> f = send(keys, args);
-        if (f == null) {
-            return null;
-        }
         try {
-            List<Object> reply = f.get(timeoutNanos, TimeUnit.NANOSECONDS);
+            List<Object> reply = send(keys, args).get();
+            if (reply == null || reply == NOT_SENT) {
+                return null;
+            }
             backOnRedis();
             return reply;
-        } catch (TimeoutException e) {
-            lastCause = "no reply in " + config.decisionTimeout().toMillis() + " ms";
-            return null; // the timer below counts it
         } catch (ExecutionException e) {
-            return null; // counted in send's completion
+            throw new IllegalStateException("a script call's failure handler threw", e.getCause()); // it does not
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             lastCause = "interrupted";
@@ -115,61 +92,24 @@ final class ScriptCalls {
      * @return whether it was sent (false: Redis is down; the caller applied it locally only)
      */
     boolean sendAndForget(String[] keys, String[] args) {
-        if (send(keys, args) == null) {
+        CompletableFuture<List<Object>> f = send(keys, args);
+        if (f.isDone() && f.getNow(NOT_SENT) == NOT_SENT) {
             unsentWrites.increment();
             return false;
         }
         return true;
     }
 
+    /** Completes with the reply, {@code null} after a failure, or {@link #NOT_SENT} (at once). */
     private CompletableFuture<List<Object>> send(String[] keys, String[] args) {
-        RedisClusterAsyncCommands<String, String> commands = endpoint.commandsIfUp();
-        if (commands == null) {
-            lastCause = "redis marked down";
-            return null;
-        }
-        CompletableFuture<List<Object>> f;
-        try {
-            f = script.run(commands, keys, args);
-        } catch (RuntimeException e) {
-            errors.increment();
-            endpoint.recordFailure(e);
-            lastCause = describe(e);
-            return null;
-        }
-        redisCalls.increment();
-        ScheduledFuture<?> timer;
-        try {
-            timer = endpoint.timer().schedule(() -> {
-                if (!f.isDone()) {
-                    timeouts.increment();
-                    endpoint.recordFailure(new TimeoutException(
-                            "no reply in " + config.decisionTimeout().toMillis() + " ms"));
-                }
-            }, timeoutNanos, TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException e) {
-            timer = null; // the endpoint is closing
-        }
-        ScheduledFuture<?> timerRef = timer;
-        f.whenComplete((reply, e) -> {
-            if (timerRef != null) {
-                timerRef.cancel(false);
-            }
-            if (e == null) {
-                endpoint.recordSuccess();
-                return;
-            }
-            Throwable cause = LuaScript.unwrap(e);
-            errors.increment();
-            lastCause = describe(cause);
-            if (isAvailabilityFailure(cause)) {
-                endpoint.recordFailure(cause);
-            } else {
-                LOG.error("{}: script failed (answering locally): {}", what, describe(cause), cause);
-            }
+        return calls.call(keys, args, false, reply -> reply, late -> {}, failure -> {
+            lastCause = failure.reason();
+            return failure.kind() == BoundedScriptCall.Kind.NOT_SENT ? NOT_SENT : null;
         });
-        return f;
     }
+
+    /** The answer of a call that sent nothing; compared by identity. */
+    private static final List<Object> NOT_SENT = java.util.Collections.unmodifiableList(new java.util.ArrayList<>());
 
     /** An answer made without Redis: counted, and logged when it starts a fallback period and every 10 s. */
     void answeredLocally() {
@@ -202,23 +142,8 @@ final class ScriptCalls {
     }
 
     SharedLimitsStats stats() {
-        return new SharedLimitsStats(redisCalls.sum(), localAnswers.sum(), unsentWrites.sum(), timeouts.sum(),
-                errors.sum(), fallbackPeriods.get(), script.loads());
-    }
-
-    /** Timeouts, refused or dropped connections, and the replies of a server that cannot serve now. */
-    private static boolean isAvailabilityFailure(Throwable cause) {
-        if (cause instanceof RedisCommandExecutionException ex) {
-            String m = ex.getMessage() == null ? "" : ex.getMessage();
-            return m.startsWith("BUSY") || m.startsWith("LOADING") || m.startsWith("MASTERDOWN")
-                    || m.startsWith("TRYAGAIN") || m.startsWith("CLUSTERDOWN") || m.startsWith("READONLY");
-        }
-        return !(cause instanceof IllegalStateException || cause instanceof ClassCastException
-                || cause instanceof IndexOutOfBoundsException);
-    }
-
-    private static String describe(Throwable e) {
-        return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+        return new SharedLimitsStats(calls.sent(), localAnswers.sum(), unsentWrites.sum(), calls.timeouts(),
+                calls.errors(), fallbackPeriods.get(), calls.script().loads());
     }
 
     static long longAt(List<Object> reply, int i) {

@@ -1,8 +1,5 @@
 package dev.sluice.redis.idempotency;
 
-import static dev.sluice.redis.internal.RedisFailures.describe;
-import static dev.sluice.redis.internal.RedisFailures.isAvailabilityFailure;
-
 import dev.sluice.limiter.idempotency.Claim;
 import dev.sluice.limiter.idempotency.IdempotencyKey;
 import dev.sluice.limiter.idempotency.IdempotencyRecord;
@@ -13,9 +10,9 @@ import dev.sluice.limiter.idempotency.RequestTarget;
 import dev.sluice.redis.RedisEndpoint;
 import dev.sluice.redis.RedisEndpointConfig;
 import dev.sluice.redis.RedisUnavailableException;
+import dev.sluice.redis.internal.BoundedScriptCall;
 import dev.sluice.redis.internal.HashTags;
 import dev.sluice.redis.internal.LuaScript;
-import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -26,11 +23,6 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -68,10 +60,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private final RedisEndpoint endpoint;
     private final boolean ownsEndpoint;
     private final RedisIdempotencyConfig config;
-    private final LuaScript script;
-    private final long timeoutNanos;
-    private final LongAdder calls = new LongAdder();
-    private final LongAdder timeouts = new LongAdder();
+    private final BoundedScriptCall calls;
     private final LongAdder failures = new LongAdder();
     private final LongAdder lateAbandons = new LongAdder();
 
@@ -89,14 +78,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
         this.ownsEndpoint = ownsEndpoint;
         this.config = Objects.requireNonNull(config, "config");
-        this.script = Objects.requireNonNull(script, "script");
-        this.timeoutNanos = config.operationTimeout().toNanos();
-        endpoint.whenUp().thenRun(() -> {
-            RedisClusterAsyncCommands<String, String> c = endpoint.commandsAnyway();
-            if (c != null) {
-                script.preload(c); // a failure only means the first call loads it (NOSCRIPT)
-            }
-        });
+        this.calls = new BoundedScriptCall(endpoint, script, config.operationTimeout(), "redis idempotency");
+        calls.preloadWhenUp();
     }
 
     /**
@@ -132,7 +115,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     public record Stats(long calls, long timeouts, long failures, long lateAbandons, long scriptLoads) {}
 
     public Stats stats() {
-        return new Stats(calls.sum(), timeouts.sum(), failures.sum(), lateAbandons.sum(), script.loads());
+        return new Stats(calls.sent(), calls.timeouts(), failures.sum(), lateAbandons.sum(), calls.script().loads());
     }
 
     // ------------------------------------------------------------------------------------- operations
@@ -321,74 +304,24 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     // -------------------------------------------------------------------------------------- calls
 
     /**
-     * Runs the script with a bounded wait: {@code onReply} answers, or the stage fails with
-     * {@link RedisUnavailableException}; a reply after that goes to {@code onLateReply}.
+     * Runs the script with a bounded wait ({@link BoundedScriptCall}): {@code onReply} answers, or the
+     * stage fails with {@link RedisUnavailableException} (Redis cannot serve), with Redis's error (a bug),
+     * or with what {@code onReply} threw; a reply after a timeout goes to {@code onLateReply}.
      *
      * @param evenIfDown send even while the endpoint is marked down (a late reply just proved it answers)
      */
     private <T> CompletableFuture<T> call(String[] keys, String[] args, Function<List<Object>, T> onReply,
             Consumer<List<Object>> onLateReply, boolean evenIfDown) {
-        RedisClusterAsyncCommands<String, String> commands =
-                evenIfDown ? endpoint.commandsAnyway() : endpoint.commandsIfUp();
-        if (commands == null) {
+        return calls.call(keys, args, evenIfDown, onReply, onLateReply, failure -> {
+            if (failure.kind() == BoundedScriptCall.Kind.UNREADABLE) {
+                throw (RuntimeException) failure.cause(); // onReply's own exception, e.g. the caller's bug
+            }
             failures.increment();
-            return CompletableFuture.failedFuture(new RedisUnavailableException("idempotency: redis down", null));
-        }
-        CompletableFuture<List<Object>> sent;
-        try {
-            sent = script.run(commands, keys, args);
-        } catch (RuntimeException e) {
-            endpoint.recordFailure(e);
-            failures.increment();
-            return CompletableFuture.failedFuture(new RedisUnavailableException("idempotency: " + describe(e), e));
-        }
-        calls.increment();
-        CompletableFuture<T> result = new CompletableFuture<>();
-        AtomicBoolean answered = new AtomicBoolean();
-        ScheduledFuture<?> timer;
-        try {
-            timer = endpoint.timer().schedule(() -> {
-                if (answered.compareAndSet(false, true)) {
-                    timeouts.increment();
-                    failures.increment();
-                    String why = "no reply in " + config.operationTimeout().toMillis() + " ms";
-                    endpoint.recordFailure(new TimeoutException(why));
-                    result.completeExceptionally(new RedisUnavailableException("idempotency: " + why, null));
-                }
-            }, timeoutNanos, TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException e) {
-            timer = null; // closing: the reply or its failure still answers
-        }
-        ScheduledFuture<?> timerRef = timer;
-        sent.whenComplete((reply, e) -> {
-            if (timerRef != null) {
-                timerRef.cancel(false);
+            if (failure.kind() == BoundedScriptCall.Kind.ERROR && failure.cause() instanceof RuntimeException e) {
+                throw e;
             }
-            if (e == null) {
-                endpoint.recordSuccess();
-                if (answered.compareAndSet(false, true)) {
-                    try {
-                        result.complete(onReply.apply(reply));
-                    } catch (RuntimeException bad) {
-                        result.completeExceptionally(bad);
-                    }
-                } else {
-                    onLateReply.accept(reply);
-                }
-                return;
-            }
-            Throwable cause = LuaScript.unwrap(e);
-            boolean availability = isAvailabilityFailure(cause);
-            if (availability) {
-                endpoint.recordFailure(cause);
-            }
-            if (answered.compareAndSet(false, true)) {
-                failures.increment();
-                result.completeExceptionally(availability
-                        ? new RedisUnavailableException("idempotency: " + describe(cause), cause) : cause);
-            }
+            throw new RedisUnavailableException("idempotency: " + failure.reason(), failure.cause());
         });
-        return result;
     }
 
     private static <T> T join(CompletionStage<T> stage) {

@@ -9,6 +9,7 @@ import dev.sluice.limiter.Policy;
 import dev.sluice.limiter.PolicyState;
 import dev.sluice.limiter.QuotaUnit;
 import dev.sluice.limiter.spi.FailureMode;
+import dev.sluice.limiter.spi.ForwardingLimiterStore;
 import dev.sluice.limiter.spi.LimiterStore;
 import dev.sluice.time.TimeSource;
 import java.time.Duration;
@@ -170,11 +171,15 @@ public final class LeasingLimiterStore implements LimiterStore {
         return mode == FailureMode.FAIL_CLOSED ? failClosedView : failOpenView;
     }
 
-    /** This store with Redis round trips answered by another failure mode; see {@link #withFailureMode}. */
-    private final class ModeView implements LimiterStore {
+    /**
+     * This store with Redis round trips answered by another failure mode; see {@link #withFailureMode}.
+     * Closing it does nothing.
+     */
+    private final class ModeView extends ForwardingLimiterStore {
         private final LimiterStore strict;
 
         ModeView(FailureMode mode) {
+            super(LeasingLimiterStore.this);
             this.strict = redis.withFailureMode(mode);
         }
 
@@ -199,39 +204,7 @@ public final class LeasingLimiterStore implements LimiterStore {
         }
 
         @Override
-        public void refund(String key, Allowed charge) {
-            LeasingLimiterStore.this.refund(key, charge);
-        }
-
-        @Override
-        public CompletionStage<Void> refundAsync(String key, Allowed charge) {
-            return LeasingLimiterStore.this.refundAsync(key, charge);
-        }
-
-        @Override
-        public void validate(Plan plan) {
-            redis.validate(plan);
-        }
-
-        @Override
-        public void release(String key, Allowed charge) {
-            LeasingLimiterStore.this.release(key, charge);
-        }
-
-        @Override
-        public CompletionStage<Void> releaseAsync(String key, Allowed charge) {
-            return LeasingLimiterStore.this.releaseAsync(key, charge);
-        }
-
-        @Override
-        public boolean supportsConcurrencyPolicies() {
-            return LeasingLimiterStore.this.supportsConcurrencyPolicies();
-        }
-
-        @Override
-        public LimiterStore withFailureMode(FailureMode other) {
-            return LeasingLimiterStore.this.withFailureMode(other);
-        }
+        public void close() {}
     }
 
     @Override

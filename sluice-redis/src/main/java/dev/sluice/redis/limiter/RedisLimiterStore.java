@@ -1,7 +1,5 @@
 package dev.sluice.redis.limiter;
 
-import static dev.sluice.redis.internal.RedisFailures.describe;
-import static dev.sluice.redis.internal.RedisFailures.isAvailabilityFailure;
 
 import dev.sluice.limiter.Allowed;
 import dev.sluice.limiter.CostExceedsBurst;
@@ -13,12 +11,13 @@ import dev.sluice.limiter.Policy;
 import dev.sluice.limiter.PolicyState;
 import dev.sluice.limiter.Unavailable;
 import dev.sluice.limiter.spi.FailureMode;
+import dev.sluice.limiter.spi.ForwardingLimiterStore;
 import dev.sluice.limiter.spi.LimiterStore;
 import dev.sluice.redis.RedisEndpoint;
 import dev.sluice.redis.RedisEndpointConfig;
 import dev.sluice.redis.RedisUnavailableException;
+import dev.sluice.redis.internal.BoundedScriptCall;
 import dev.sluice.redis.internal.LuaScript;
-import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
@@ -26,14 +25,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -86,9 +82,8 @@ public final class RedisLimiterStore implements LimiterStore {
     private final RedisEndpoint endpoint;
     private final boolean ownsEndpoint;
     private final RedisLimiterConfig config;
-    private final LuaScript script;
+    private final BoundedScriptCall calls;
     private final String minTtlMillis;
-    private final long timeoutNanos;
     private final ConcurrentHashMap<Plan, PlanLayout> layouts = new ConcurrentHashMap<>();
     private final DenyCache denyCache;
     private final LocalFallback fallback;
@@ -96,8 +91,6 @@ public final class RedisLimiterStore implements LimiterStore {
     private final LongAdder denyCacheHits = new LongAdder();
     private final LongAdder fallbackDecisions = new LongAdder();
     private final LongAdder unavailableDecisions = new LongAdder();
-    private final LongAdder timeouts = new LongAdder();
-    private final LongAdder errors = new LongAdder();
     private final LongAdder lateRefunds = new LongAdder();
     private final LongAdder droppedRefunds = new LongAdder();
     private final LongAdder droppedReleases = new LongAdder();
@@ -126,20 +119,15 @@ public final class RedisLimiterStore implements LimiterStore {
         this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
         this.ownsEndpoint = ownsEndpoint;
         this.config = Objects.requireNonNull(config, "config");
-        this.script = script;
         this.minTtlMillis = Long.toString(config.minKeyTtl().toMillis());
-        this.timeoutNanos = config.decisionTimeout().toNanos();
         this.leaseMicros = Long.toString(config.concurrencyLease().toNanos() / 1_000);
         this.denyCache = config.denyCacheMaxAge().isZero()
                 ? null
                 : new DenyCache(config.localTime(), config.denyCacheMaxAge().toNanos(), config.denyCacheMaxEntries());
         this.fallback = new LocalFallback(config.localTime(), config.replicaCount(), config.unavailableRetryAfter());
         this.lastLogNanos = new AtomicLong(config.localTime().nanoTime() - LOG_EVERY_NANOS);
-        this.preloaded = !preload ? CompletableFuture.completedFuture(null)
-                : endpoint.whenUp().toCompletableFuture().thenCompose(up -> {
-                    RedisClusterAsyncCommands<String, String> commands = endpoint.commandsAnyway();
-                    return commands == null ? CompletableFuture.completedFuture(null) : script.preload(commands);
-                });
+        this.calls = new BoundedScriptCall(endpoint, script, config.decisionTimeout(), "redis limiter");
+        this.preloaded = preload ? calls.preloadWhenUp() : CompletableFuture.completedFuture(null);
     }
 
     private final CompletableFuture<?> preloaded;
@@ -221,11 +209,12 @@ public final class RedisLimiterStore implements LimiterStore {
         return mode == FailureMode.FAIL_CLOSED ? failClosedView : failOpenView;
     }
 
-    /** This store answering by another failure mode; see {@link #withFailureMode}. */
-    private final class ModeView implements LimiterStore {
+    /** This store answering by another failure mode; see {@link #withFailureMode}. Closing it does nothing. */
+    private final class ModeView extends ForwardingLimiterStore {
         private final FailureMode mode;
 
         ModeView(FailureMode mode) {
+            super(RedisLimiterStore.this);
             this.mode = mode;
         }
 
@@ -250,39 +239,7 @@ public final class RedisLimiterStore implements LimiterStore {
         }
 
         @Override
-        public void refund(String key, Allowed charge) {
-            RedisLimiterStore.this.refund(key, charge);
-        }
-
-        @Override
-        public CompletionStage<Void> refundAsync(String key, Allowed charge) {
-            return RedisLimiterStore.this.refundAsync(key, charge);
-        }
-
-        @Override
-        public void validate(Plan plan) {
-            RedisLimiterStore.this.validate(plan);
-        }
-
-        @Override
-        public void release(String key, Allowed charge) {
-            RedisLimiterStore.this.release(key, charge);
-        }
-
-        @Override
-        public CompletionStage<Void> releaseAsync(String key, Allowed charge) {
-            return RedisLimiterStore.this.releaseAsync(key, charge);
-        }
-
-        @Override
-        public boolean supportsConcurrencyPolicies() {
-            return RedisLimiterStore.this.supportsConcurrencyPolicies();
-        }
-
-        @Override
-        public LimiterStore withFailureMode(FailureMode other) {
-            return RedisLimiterStore.this.withFailureMode(other);
-        }
+        public void close() {}
 
         @Override
         public String toString() {
@@ -586,106 +543,21 @@ public final class RedisLimiterStore implements LimiterStore {
     }
 
     /**
-     * Runs the script with a bounded wait. Exactly one of {@code onReply} and {@code onFailure} answers;
-     * a reply that arrives after {@code onFailure} answered goes to {@code onLateReply}.
+     * Runs the script with a bounded wait ({@link BoundedScriptCall}). Exactly one of {@code onReply} and
+     * {@code onFailure} answers; a reply that arrives after {@code onFailure} answered goes to
+     * {@code onLateReply}. A reply this store cannot read is logged and answered as without Redis.
      */
     private <T> CompletionStage<T> call(String[] keys, String[] args, boolean evenIfDown, Function<Reply, T> onReply,
             java.util.function.Consumer<Reply> onLateReply, Function<String, T> onFailure) {
-        RedisClusterAsyncCommands<String, String> commands =
-                evenIfDown ? endpoint.commandsAnyway() : endpoint.commandsIfUp();
-        if (commands == null) {
-            return answerWithout(onFailure, "redis down");
-        }
-        CompletableFuture<T> result = new CompletableFuture<>();
-        AtomicBoolean answered = new AtomicBoolean();
-        CompletableFuture<List<Object>> sent;
-        try {
-            sent = script.run(commands, keys, args);
-        } catch (RuntimeException e) {
-            endpoint.recordFailure(e);
-            errors.increment();
-            return answerWithout(onFailure, "redis: " + describe(e));
-        }
-        ScheduledFuture<?> timer;
-        try {
-            timer = endpoint.timer().schedule(() -> {
-                if (answered.compareAndSet(false, true)) {
-                    timeouts.increment();
-                    endpoint.recordFailure(new TimeoutException("no reply in " + config.decisionTimeout().toMillis() + " ms"));
-                    complete(result, () -> onFailure.apply("redis: no reply in " + config.decisionTimeout().toMillis() + " ms"));
-                }
-            }, timeoutNanos, TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException e) {
-            timer = null; // closing: the reply or its failure still answers
-        }
-        ScheduledFuture<?> timerRef = timer;
-        sent.whenComplete((raw, e) -> {
-            if (timerRef != null) {
-                timerRef.cancel(false);
-            }
-            if (e == null) {
-                endpoint.recordSuccess();
-                Reply reply;
-                try {
-                    reply = Reply.of(raw);
-                } catch (RuntimeException bad) {
-                    failed(answered, result, onFailure, bad);
-                    return;
-                }
-                if (!answered.get()) {
-                    T value;
-                    try {
-                        value = onReply.apply(reply);
-                    } catch (RuntimeException bad) {
-                        failed(answered, result, onFailure, bad); // a reply we cannot read: answer as without Redis
-                        return;
+        return calls.call(keys, args, evenIfDown, raw -> onReply.apply(Reply.of(raw)),
+                raw -> onLateReply.accept(Reply.of(raw)), failure -> {
+                    if (failure.kind() == BoundedScriptCall.Kind.UNREADABLE) {
+                        LOG.error("redis limiter: an unreadable script reply (answering locally): {}", failure.reason(),
+                                failure.cause());
                     }
-                    if (answered.compareAndSet(false, true)) {
-                        result.complete(value);
-                        return;
-                    }
-                }
-                try {
-                    onLateReply.accept(reply);
-                } catch (RuntimeException bad) {
-                    LOG.warn("redis limiter: a late reply could not be handled: {}", describe(bad));
-                }
-                return;
-            }
-            Throwable cause = LuaScript.unwrap(e);
-            if (isAvailabilityFailure(cause)) {
-                endpoint.recordFailure(cause);
-            }
-            failed(answered, result, onFailure, cause);
-        });
-        return result;
+                    return onFailure.apply(failure.reason());
+                });
     }
-
-    private <T> void failed(AtomicBoolean answered, CompletableFuture<T> result, Function<String, T> onFailure,
-            Throwable cause) {
-        if (answered.compareAndSet(false, true)) {
-            errors.increment();
-            if (!isAvailabilityFailure(cause)) {
-                LOG.error("redis limiter script failed (answering locally): {}", describe(cause), cause);
-            }
-            complete(result, () -> onFailure.apply("redis: " + describe(cause)));
-        }
-    }
-
-    private static <T> CompletionStage<T> answerWithout(Function<String, T> onFailure, String cause) {
-        CompletableFuture<T> result = new CompletableFuture<>();
-        complete(result, () -> onFailure.apply(cause));
-        return result;
-    }
-
-    private static <T> void complete(CompletableFuture<T> result, Supplier<T> answer) {
-        try {
-            result.complete(answer.get());
-        } catch (RuntimeException e) {
-            result.completeExceptionally(e);
-        }
-    }
-
 
     // --------------------------------------------------------------------------------- helpers
 
@@ -732,8 +604,8 @@ public final class RedisLimiterStore implements LimiterStore {
     /** Counters since the store was made. */
     public RedisLimiterStats stats() {
         return new RedisLimiterStats(redisDecisions.sum(), denyCacheHits.sum(), fallbackDecisions.sum(),
-                unavailableDecisions.sum(), timeouts.sum(), errors.sum(), lateRefunds.sum(), droppedRefunds.sum(),
-                droppedReleases.sum(), script.loads());
+                unavailableDecisions.sum(), calls.timeouts(), calls.errors(), lateRefunds.sum(), droppedRefunds.sum(),
+                droppedReleases.sum(), calls.script().loads());
     }
 
     /** Closes the endpoint if the store opened it ({@link #open}); a shared endpoint stays open. */

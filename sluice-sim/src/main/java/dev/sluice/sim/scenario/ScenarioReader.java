@@ -1,8 +1,8 @@
 package dev.sluice.sim.scenario;
 
-import dev.sluice.limiter.config.ConfigException;
-import dev.sluice.limiter.config.ConfigNode;
-import dev.sluice.limiter.config.ConfigProblems;
+import dev.sluice.config.ConfigException;
+import dev.sluice.config.ConfigNode;
+import dev.sluice.config.ConfigProblems;
 import dev.sluice.sim.scenario.FleetSettings.AppRetry;
 import dev.sluice.sim.scenario.FleetSettings.Arrivals;
 import dev.sluice.sim.scenario.FleetSettings.CallShape;
@@ -241,7 +241,7 @@ public final class ScenarioReader {
         List<Section> out = new ArrayList<>();
         ConfigNode list = axis.node("values");
         if (list == null) {
-            problems.add(new dev.sluice.limiter.config.ConfigProblem(axis.present() ? axis.self().source() : "", axis.present() ? axis.self().line() : 0,
+            problems.add(new dev.sluice.config.ConfigProblem(axis.present() ? axis.self().source() : "", axis.present() ? axis.self().line() : 0,
                     "grid." + what + ".values", "required"));
             return out;
         }

@@ -1,7 +1,7 @@
 package dev.sluice.sim.scenario;
 
-import dev.sluice.limiter.config.ConfigNode;
-import dev.sluice.limiter.config.ConfigProblems;
+import dev.sluice.config.ConfigNode;
+import dev.sluice.config.ConfigProblems;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.Locale;

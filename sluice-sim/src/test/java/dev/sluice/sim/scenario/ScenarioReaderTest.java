@@ -3,8 +3,8 @@ package dev.sluice.sim.scenario;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.sluice.limiter.config.ConfigException;
-import dev.sluice.limiter.config.ConfigProblem;
+import dev.sluice.config.ConfigException;
+import dev.sluice.config.ConfigProblem;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.file.Files;
@@ -101,7 +101,7 @@ class ScenarioReaderTest {
                 "s.yaml:5: server.outages[0].to: must be after from (5s), was 2s",
                 "s.yaml:5: server.outages[0].status: must be 429 or 503, was 500",
                 "s.yaml:7: fleet.clients: must be in 1..1000000, was 0",
-                "s.yaml:8: fleet.arrivals.proces: unknown field (expected one of every, from, process, rate, size, to)");
+                "s.yaml:8: fleet.arrivals.proces: unknown field; did you mean \"process\"? (expected one of every, from, process, rate, size, to)");
     }
 
     @Test

@@ -1,4 +1,4 @@
-package dev.sluice.limiter.config;
+package dev.sluice.config;
 
 /**
  * One thing wrong with a configuration file, located by file, line and field.

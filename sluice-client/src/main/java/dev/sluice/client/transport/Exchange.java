@@ -1,0 +1,31 @@
+package dev.sluice.client.transport;
+
+import dev.sluice.client.core.Answer;
+
+/**
+ * How a {@link CallDriver} reads one transport's results: a response becomes the core's
+ * {@link Answer.Response}, an exception its {@link Answer.Failure}, and a response that will not be
+ * returned (it is retried, or the call fails) is released. An adapter implements it once per
+ * transport type; see {@link ResponseAnswers} and {@link TransportFailures} for the common parts.
+ *
+ * @param <R> the transport's response type
+ */
+public interface Exchange<R> {
+
+    /**
+     * Reads a response into the core's answer (status, fields, the error body when there is one).
+     * Must not consume a body the caller will read: an adapter peeks or buffers error bodies.
+     */
+    Answer.Response read(R response);
+
+    /**
+     * How far a failed attempt got, or {@code null} when {@code error} is not an I/O failure of the
+     * exchange (then it ends the call as it is). The default is {@link TransportFailures#of}.
+     */
+    default Answer.Failure failure(Throwable error) {
+        return TransportFailures.of(error);
+    }
+
+    /** Releases a response that the caller will never see (closes its body). Must not throw. */
+    void discard(R response);
+}

@@ -1,0 +1,135 @@
+package dev.sluice.delivery.jdbc;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Group commit for SQLite. SQLite has one writer at a time and flushes the disk once per commit,
+ * so a worker with 16 attempts in flight spends its time waiting for flushes one after another.
+ * Here one thread takes every attempt write queued meanwhile (up to {@value #MAX_BATCH}), runs them
+ * in one transaction and commits once; each caller waits for that commit before it goes on, so
+ * nothing is acknowledged before it is durable. If the batch fails, each write is retried alone,
+ * so one bad write fails only its own caller. (PostgreSQL groups concurrent commits itself.)
+ */
+final class GroupCommit implements AutoCloseable {
+    private static final int MAX_BATCH = 64;
+
+    private record Job<T>(String what, SqlWork<T> work, CompletableFuture<T> result) {
+    }
+
+    private final Transactions transactions;
+    private final BlockingQueue<Job<?>> queue = new LinkedBlockingQueue<>();
+    private final Thread thread;
+    private volatile boolean closed;
+
+    GroupCommit(Transactions transactions, String threadName) {
+        this.transactions = transactions;
+        thread = new Thread(this::loop, threadName);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** Runs {@code work} in the next group's transaction and returns its result once committed. */
+    <T> T submit(String what, SqlWork<T> work) {
+        if (closed) {
+            return transactions.tx(what, work);
+        }
+        Job<T> job = new Job<>(what, work, new CompletableFuture<>());
+        queue.add(job);
+        if (closed && queue.remove(job)) { // closed meanwhile: nobody will take it
+            return transactions.tx(what, work);
+        }
+        try {
+            return job.result().join(); // uninterruptible: the write may be committing right now
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException re) {
+                throw re;
+            }
+            if (e.getCause() instanceof Error err) {
+                throw err;
+            }
+            throw e;
+        }
+    }
+
+    private void loop() {
+        List<Job<?>> batch = new ArrayList<>(MAX_BATCH);
+        while (!closed || !queue.isEmpty()) {
+            try {
+                Job<?> first = queue.poll(100, TimeUnit.MILLISECONDS);
+                if (first == null) {
+                    continue;
+                }
+                batch.clear();
+                batch.add(first);
+                queue.drainTo(batch, MAX_BATCH - 1);
+                run(batch);
+            } catch (InterruptedException e) {
+                closed = true;
+            } catch (RuntimeException | Error e) {
+                for (Job<?> j : batch) {
+                    j.result().completeExceptionally(e);
+                }
+            }
+        }
+    }
+
+    private void run(List<Job<?>> batch) {
+        if (batch.size() > 1) {
+            List<Object> results;
+            try {
+                results = transactions.tx("group commit", c -> {
+                    List<Object> r = new ArrayList<>(batch.size());
+                    for (Job<?> j : batch) {
+                        r.add(j.work().run(c));
+                    }
+                    return r;
+                });
+            } catch (RuntimeException e) {
+                results = null; // rolled back whole: fall through to one transaction each
+            }
+            if (results != null) {
+                for (int i = 0; i < batch.size(); i++) {
+                    complete(batch.get(i), results.get(i));
+                }
+                return;
+            }
+        }
+        for (Job<?> j : batch) {
+            runAlone(j);
+        }
+    }
+
+    private <T> void runAlone(Job<T> j) {
+        try {
+            j.result().complete(transactions.tx(j.what(), j.work()));
+        } catch (RuntimeException | Error e) {
+            j.result().completeExceptionally(e);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private <T> void complete(Job<T> j, Object result) {
+        j.result().complete((T) result);
+    }
+
+    /** Commits what is queued and stops the thread. */
+    @Override
+    public void close() {
+        closed = true; // no interrupt: it could fail a commit in progress; the poll ends in 100 ms
+        try {
+            thread.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        Job<?> left;
+        while ((left = queue.poll()) != null) {
+            runAlone(left);
+        }
+    }
+}

@@ -1,0 +1,275 @@
+package dev.sluice.delivery.jdbc;
+
+import dev.sluice.delivery.LedgerState;
+import dev.sluice.delivery.ResponseClass;
+import dev.sluice.delivery.spi.AttemptStart;
+import dev.sluice.delivery.spi.Claim;
+import dev.sluice.delivery.spi.Completion;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Leases and attempts: the ledger row's life while workers hold it (SPEC §6.2, §6.4, §6.7). A claim
+ * leases due rows to one worker under a fresh token; every later write of that claim is fenced by
+ * the token, so a worker whose lease lapsed cannot overwrite the next holder's outcome. Works on the
+ * caller's connection and transaction; nothing here commits or rolls back, so that several
+ * attempts' writes can share one transaction (SQLite's group commit).
+ */
+final class LeaseRepository {
+
+    private final Tables t;
+    private final Dialect dialect;
+    private final DestinationBucket destinations;
+
+    LeaseRepository(Tables t, Dialect dialect, DestinationBucket destinations) {
+        this.t = t;
+        this.dialect = dialect;
+        this.destinations = destinations;
+    }
+
+    /** Up to {@code max} due rows, oldest first, leased to {@code owner} until {@code leaseUntil}. */
+    List<Claim> claim(Connection c, String owner, String token, int max, long nowMicros, long leaseUntil)
+            throws SQLException {
+        List<Claim> claims = new ArrayList<>(max);
+        try (PreparedStatement ps = c.prepareStatement("SELECT l.id, l.sending, l.attempts, l.eligible_micros,"
+                + " l.expires_micros, l.last_class, l.last_status, l.last_error, e.event_id, e.destination,"
+                + " e.idempotency_key, e.event_type, e.payload, e.created_micros, d.url, d.secret, d.idempotent,"
+                + " d.interval_micros, d.burst"
+                + " FROM " + t.ledger() + " l JOIN " + t.event() + " e ON e.id = l.id"
+                + " JOIN " + t.destination() + " d ON d.name = e.destination"
+                + " WHERE l.state IN ('pending', 'in_flight') AND l.visible_micros <= ?"
+                + " ORDER BY l.visible_micros LIMIT ?" + dialect.claimLock())) {
+            ps.setLong(1, nowMicros);
+            ps.setInt(2, max);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    var event = Rows.event(rs);
+                    claims.add(new Claim(rs.getLong("id"), event, DestinationBucket.destination(rs, event.destination()),
+                            rs.getInt("attempts"), Micros.toInstant(rs.getLong("eligible_micros")),
+                            Micros.toInstant(rs.getLong("expires_micros")),
+                            ResponseClass.fromDb(rs.getString("last_class")), Rows.nullableInt(rs, "last_status"),
+                            rs.getString("last_error"), rs.getInt("sending") == 1, owner, token));
+                }
+            }
+        }
+        if (claims.isEmpty()) {
+            return claims;
+        }
+        try (PreparedStatement ps = c.prepareStatement("UPDATE " + t.ledger() + " SET state = 'in_flight',"
+                + " lease_owner = ?, lease_token = ?, lease_expires_micros = ?, visible_micros = ?, sending = 0,"
+                + " updated_micros = ? WHERE id = ?")) {
+            for (Claim cl : claims) {
+                ps.setString(1, owner);
+                ps.setString(2, token);
+                ps.setLong(3, leaseUntil);
+                ps.setLong(4, leaseUntil);
+                ps.setLong(5, nowMicros);
+                ps.setLong(6, cl.ledgerId());
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+        return claims;
+    }
+
+    /** Extends every lease {@code owner} holds; returns how many. */
+    int heartbeat(Connection c, String owner, long untilMicros) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE " + t.ledger() + " SET lease_expires_micros = ?,"
+                + " visible_micros = ? WHERE lease_owner = ? AND state = 'in_flight'")) {
+            ps.setLong(1, untilMicros);
+            ps.setLong(2, untilMicros);
+            ps.setString(3, owner);
+            return ps.executeUpdate();
+        }
+    }
+
+    /**
+     * The three steps before a request: the ledger (still ours? mark it as sending), one token from
+     * the destination's bucket, and without one the row is rescheduled to the next token.
+     */
+    AttemptStart startAttempt(Connection c, Claim claim, long nowMicros) throws SQLException {
+        // 1. the ledger, fenced by the lease: mark the row as sending while it is still ours
+        try (PreparedStatement ps = c.prepareStatement("UPDATE " + t.ledger() + " SET sending = 1,"
+                + " updated_micros = ? WHERE id = ? AND lease_token = ? AND state = 'in_flight'")) {
+            ps.setLong(1, nowMicros);
+            ps.setLong(2, claim.ledgerId());
+            ps.setString(3, claim.leaseToken());
+            if (ps.executeUpdate() == 0) {
+                // not ours any more: delivered meanwhile (suppress), or another worker holds it
+                return state(c, claim.ledgerId()) == LedgerState.DELIVERED ? new AttemptStart.Suppressed()
+                        : new AttemptStart.LeaseLost();
+            }
+        }
+        // 2. one token from the destination's bucket; 3. none, or disabled: undo the mark
+        return switch (destinations.take(c, claim.destination().name(), nowMicros)) {
+            case DestinationBucket.Take.Granted g -> new AttemptStart.Proceed();
+            case DestinationBucket.Take.Disabled d -> {
+                try (PreparedStatement ps = c.prepareStatement("UPDATE " + t.ledger() + " SET sending = 0"
+                        + " WHERE id = ? AND lease_token = ?")) {
+                    ps.setLong(1, claim.ledgerId());
+                    ps.setString(2, claim.leaseToken());
+                    ps.executeUpdate();
+                }
+                yield new AttemptStart.DestinationDisabled();
+            }
+            case DestinationBucket.Take.Wait w -> {
+                long eligible = nowMicros + w.waitMicros();
+                reschedule(c, claim, eligible, nowMicros);
+                yield new AttemptStart.NoToken(Duration.ofNanos(w.waitMicros() * 1_000), Micros.toInstant(eligible));
+            }
+        };
+    }
+
+    private LedgerState state(Connection c, long ledgerId) throws SQLException {
+        try (PreparedStatement q = c.prepareStatement("SELECT state FROM " + t.ledger() + " WHERE id = ?")) {
+            q.setLong(1, ledgerId);
+            try (ResultSet rs = q.executeQuery()) {
+                return rs.next() ? LedgerState.fromDb(rs.getString(1)) : null;
+            }
+        }
+    }
+
+    private void reschedule(Connection c, Claim claim, long eligibleMicros, long nowMicros) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE " + t.ledger() + " SET state = 'pending',"
+                + " eligible_micros = ?, visible_micros = ?, lease_owner = NULL, lease_token = NULL,"
+                + " lease_expires_micros = NULL, sending = 0, updated_micros = ? WHERE id = ? AND lease_token = ?")) {
+            ps.setLong(1, eligibleMicros);
+            ps.setLong(2, eligibleMicros);
+            ps.setLong(3, nowMicros);
+            ps.setLong(4, claim.ledgerId());
+            ps.setString(5, claim.leaseToken());
+            ps.executeUpdate();
+        }
+    }
+
+    /**
+     * Records a completion in the ledger row and releases the claim (the dead letter of a
+     * {@link Completion.Dead} is the caller's to write). Fenced by the lease token, except a
+     * delivery, which is recorded unless the row is delivered already.
+     *
+     * @return {@code false} when nothing was written
+     */
+    boolean finish(Connection c, Claim claim, Completion completion) throws SQLException {
+        long at = Micros.of(completion.at());
+        int plus = completion.attempted() ? 1 : 0;
+        switch (completion) {
+            case Completion.Delivered d -> {
+                try (PreparedStatement ps = c.prepareStatement("UPDATE " + t.ledger() + " SET state = 'delivered',"
+                        + " attempts = attempts + 1, last_class = 'success', last_status = ?, last_error = NULL,"
+                        + " delivered_micros = ?, lease_owner = NULL, lease_token = NULL, lease_expires_micros = NULL,"
+                        + " sending = 0, updated_micros = ? WHERE id = ? AND state <> 'delivered'")) {
+                    ps.setInt(1, d.status());
+                    ps.setLong(2, at);
+                    ps.setLong(3, at);
+                    ps.setLong(4, claim.ledgerId());
+                    return ps.executeUpdate() == 1;
+                }
+            }
+            case Completion.Retry r -> {
+                long eligible = Micros.ceil(r.eligibleAt());
+                try (PreparedStatement ps = c.prepareStatement("UPDATE " + t.ledger() + " SET state = 'pending',"
+                        + " attempts = attempts + ?, last_class = ?, last_status = ?, last_error = ?,"
+                        + " eligible_micros = ?, visible_micros = ?, lease_owner = NULL, lease_token = NULL,"
+                        + " lease_expires_micros = NULL, sending = 0, updated_micros = ?"
+                        + " WHERE id = ? AND lease_token = ?")) {
+                    ps.setInt(1, plus);
+                    ps.setString(2, r.responseClass().dbValue());
+                    Rows.setNullableInt(ps, 3, r.status());
+                    ps.setString(4, Rows.clip(r.error()));
+                    ps.setLong(5, eligible);
+                    ps.setLong(6, eligible);
+                    ps.setLong(7, at);
+                    ps.setLong(8, claim.ledgerId());
+                    ps.setString(9, claim.leaseToken());
+                    return ps.executeUpdate() == 1;
+                }
+            }
+            case Completion.Review r -> {
+                try (PreparedStatement ps = c.prepareStatement("UPDATE " + t.ledger() + " SET state = 'review',"
+                        + " attempts = attempts + ?, last_class = ?, last_status = ?, last_error = ?,"
+                        + " lease_owner = NULL, lease_token = NULL, lease_expires_micros = NULL, sending = 0,"
+                        + " updated_micros = ? WHERE id = ? AND lease_token = ?")) {
+                    ps.setInt(1, plus);
+                    ps.setString(2, r.responseClass() == null ? null : r.responseClass().dbValue());
+                    Rows.setNullableInt(ps, 3, r.status());
+                    ps.setString(4, Rows.clip(r.error()));
+                    ps.setLong(5, at);
+                    ps.setLong(6, claim.ledgerId());
+                    ps.setString(7, claim.leaseToken());
+                    return ps.executeUpdate() == 1;
+                }
+            }
+            case Completion.Dead d -> {
+                try (PreparedStatement ps = c.prepareStatement("UPDATE " + t.ledger() + " SET state = 'dead',"
+                        + " attempts = attempts + ?, last_class = COALESCE(?, last_class),"
+                        + " last_status = COALESCE(?, last_status), last_error = COALESCE(?, last_error),"
+                        + " lease_owner = NULL, lease_token = NULL, lease_expires_micros = NULL, sending = 0,"
+                        + " updated_micros = ? WHERE id = ? AND lease_token = ?")) {
+                    ps.setInt(1, plus);
+                    ps.setString(2, d.responseClass() == null ? null : d.responseClass().dbValue());
+                    Rows.setNullableInt(ps, 3, d.status());
+                    ps.setString(4, Rows.clip(d.error()));
+                    ps.setLong(5, at);
+                    ps.setLong(6, claim.ledgerId());
+                    ps.setString(7, claim.leaseToken());
+                    return ps.executeUpdate() == 1;
+                }
+            }
+        }
+    }
+
+    /** Puts back {@code owner}'s claimed rows that are not sending; returns how many. */
+    int release(Connection c, String owner, long nowMicros) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE " + t.ledger() + " SET state = 'pending',"
+                + " visible_micros = eligible_micros, lease_owner = NULL, lease_token = NULL,"
+                + " lease_expires_micros = NULL, updated_micros = ?"
+                + " WHERE lease_owner = ? AND state = 'in_flight' AND sending = 0")) {
+            ps.setLong(1, nowMicros);
+            ps.setString(2, owner);
+            return ps.executeUpdate();
+        }
+    }
+
+    /** Makes a row pending again, eligible now, whoever held it (replay, review retry). */
+    void requeue(Connection c, long ledgerId, long nowMicros, long expiresMicros, boolean resetAttempts)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE " + t.ledger() + " SET state = 'pending',"
+                + (resetAttempts ? " attempts = 0," : "")
+                + " eligible_micros = ?, visible_micros = ?, expires_micros = ?, lease_owner = NULL, lease_token = NULL,"
+                + " lease_expires_micros = NULL, sending = 0, updated_micros = ? WHERE id = ?")) {
+            ps.setLong(1, nowMicros);
+            ps.setLong(2, nowMicros);
+            ps.setLong(3, expiresMicros);
+            ps.setLong(4, nowMicros);
+            ps.setLong(5, ledgerId);
+            ps.executeUpdate();
+        }
+    }
+
+    /** A person's verdict on a row in review: delivered after all. */
+    void resolveDelivered(Connection c, long ledgerId, String note, long nowMicros) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE " + t.ledger() + " SET state = 'delivered',"
+                + " delivered_micros = ?, last_error = ?, updated_micros = ? WHERE id = ?")) {
+            ps.setLong(1, nowMicros);
+            ps.setString(2, note);
+            ps.setLong(3, nowMicros);
+            ps.setLong(4, ledgerId);
+            ps.executeUpdate();
+        }
+    }
+
+    /** A person's verdict on a row in review: dead (the dead letter is written by the caller). */
+    void resolveDead(Connection c, long ledgerId, long nowMicros) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE " + t.ledger() + " SET state = 'dead',"
+                + " updated_micros = ? WHERE id = ?")) {
+            ps.setLong(1, nowMicros);
+            ps.setLong(2, ledgerId);
+            ps.executeUpdate();
+        }
+    }
+}

@@ -1,0 +1,215 @@
+package dev.sluice.redis.internal;
+
+import dev.sluice.redis.RedisEndpoint;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One store's calls of its {@link LuaScript} through the shared {@link RedisEndpoint}, each with a
+ * bounded wait (SPEC §3.14): the script is sent (or not, while the endpoint is down), a timeout runs on
+ * the endpoint's timer, every outcome is reported to the endpoint's up/down accounting
+ * ({@link RedisEndpoint#recordSuccess()}, {@link RedisEndpoint#recordFailure(Throwable)} for
+ * {@linkplain RedisFailures#isAvailabilityFailure availability failures} and timeouts), and exactly one
+ * of the caller's {@code onReply} and {@code onFailure} answers the call. A reply that arrives after
+ * {@code onFailure} answered (a timeout) goes to {@code onLateReply}, so the store can undo what the
+ * script did. A script error that is not an outage (a bug: the script or its arguments) is logged with
+ * its stack trace. Internal to {@code sluice-redis}. Thread-safe.
+ */
+public final class BoundedScriptCall {
+
+    private static final Logger LOG = LoggerFactory.getLogger(BoundedScriptCall.class);
+
+    /** Why a call was answered without a reply. */
+    public enum Kind {
+        /** Nothing was sent: the endpoint is marked down, has no connection yet, or refused the command. */
+        NOT_SENT,
+        /** No reply within the timeout; the script may still run (its reply then goes to {@code onLateReply}). */
+        TIMEOUT,
+        /** Redis or the connection cannot serve now ({@link RedisFailures#isAvailabilityFailure}). */
+        UNAVAILABLE,
+        /** Redis answered with an error that is not an outage (logged). */
+        ERROR,
+        /** Redis replied and {@code onReply} threw: a reply the store cannot read, or the caller's bug. */
+        UNREADABLE
+    }
+
+    /**
+     * A call answered without a (usable) reply.
+     *
+     * @param kind why
+     * @param reason one line for logs and fallback causes, e.g. {@code "redis: no reply in 50 ms"}
+     * @param cause the exception, or {@code null} for {@link Kind#NOT_SENT} by a down endpoint and for
+     *     {@link Kind#TIMEOUT}
+     */
+    public record Failure(Kind kind, String reason, Throwable cause) {
+        /** Whether Redis cannot serve now (everything but {@link Kind#ERROR} and {@link Kind#UNREADABLE}). */
+        public boolean isAvailability() {
+            return kind != Kind.ERROR && kind != Kind.UNREADABLE;
+        }
+    }
+
+    private final RedisEndpoint endpoint;
+    private final LuaScript script;
+    private final long timeoutNanos;
+    private final String timeoutReason;
+    private final String what;
+    private final LongAdder sent = new LongAdder();
+    private final LongAdder timeouts = new LongAdder();
+    private final LongAdder errors = new LongAdder();
+
+    /**
+     * @param what the store, as log lines name it (e.g. {@code "redis limiter"})
+     * @throws IllegalArgumentException if {@code timeout} is not positive
+     */
+    public BoundedScriptCall(RedisEndpoint endpoint, LuaScript script, Duration timeout, String what) {
+        this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
+        this.script = Objects.requireNonNull(script, "script");
+        this.what = Objects.requireNonNull(what, "what");
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("timeout: must be > 0, was " + timeout);
+        }
+        this.timeoutNanos = timeout.toNanos();
+        this.timeoutReason = "redis: no reply in " + timeout.toMillis() + " ms";
+    }
+
+    /** The script. */
+    public LuaScript script() {
+        return script;
+    }
+
+    /**
+     * Loads the script as soon as the endpoint is up, so the first call does not pay for
+     * {@code NOSCRIPT} and a load; a failure only means that call loads it.
+     */
+    public CompletableFuture<?> preloadWhenUp() {
+        return endpoint.whenUp().toCompletableFuture().thenCompose(up -> {
+            RedisClusterAsyncCommands<String, String> commands = endpoint.commandsAnyway();
+            return commands == null ? CompletableFuture.completedFuture(null) : script.preload(commands);
+        });
+    }
+
+    /**
+     * Runs the script with a bounded wait.
+     *
+     * @param evenIfDown send even while the endpoint is marked down (a late reply just proved Redis answers)
+     * @param onReply answers from the reply; if it throws, {@code onFailure} answers with {@link Kind#UNREADABLE}
+     * @param onLateReply gets a reply that arrived after {@code onFailure} answered (its exceptions are logged)
+     * @param onFailure answers without a reply; if it throws, the returned stage completes exceptionally with that
+     * @return completes with the answer, on Lettuce's I/O thread (a reply), the endpoint's timer (a timeout)
+     *     or the caller's thread (nothing sent)
+     */
+    public <T> CompletableFuture<T> call(String[] keys, String[] args, boolean evenIfDown,
+            Function<List<Object>, T> onReply, Consumer<List<Object>> onLateReply, Function<Failure, T> onFailure) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        RedisClusterAsyncCommands<String, String> commands =
+                evenIfDown ? endpoint.commandsAnyway() : endpoint.commandsIfUp();
+        if (commands == null) {
+            answer(result, onFailure, new Failure(Kind.NOT_SENT, "redis down", null));
+            return result;
+        }
+        CompletableFuture<List<Object>> reply;
+        try {
+            reply = script.run(commands, keys, args);
+        } catch (RuntimeException e) {
+            endpoint.recordFailure(e);
+            errors.increment();
+            answer(result, onFailure, new Failure(Kind.NOT_SENT, "redis: " + RedisFailures.describe(e), e));
+            return result;
+        }
+        sent.increment();
+        AtomicBoolean answered = new AtomicBoolean();
+        ScheduledFuture<?> timer;
+        try {
+            timer = endpoint.timer().schedule(() -> {
+                if (answered.compareAndSet(false, true)) {
+                    timeouts.increment();
+                    endpoint.recordFailure(new TimeoutException(timeoutReason));
+                    answer(result, onFailure, new Failure(Kind.TIMEOUT, timeoutReason, null));
+                }
+            }, timeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            timer = null; // closing: the reply or its failure still answers
+        }
+        ScheduledFuture<?> timerRef = timer;
+        reply.whenComplete((raw, e) -> {
+            if (timerRef != null) {
+                timerRef.cancel(false);
+            }
+            if (e == null) {
+                endpoint.recordSuccess();
+                onReply(raw, answered, result, onReply, onLateReply, onFailure);
+                return;
+            }
+            Throwable cause = LuaScript.unwrap(e);
+            errors.increment();
+            boolean availability = RedisFailures.isAvailabilityFailure(cause);
+            if (availability) {
+                endpoint.recordFailure(cause);
+            } else {
+                LOG.error("{}: script failed: {}", what, RedisFailures.describe(cause), cause);
+            }
+            if (answered.compareAndSet(false, true)) {
+                answer(result, onFailure, new Failure(availability ? Kind.UNAVAILABLE : Kind.ERROR,
+                        "redis: " + RedisFailures.describe(cause), cause));
+            }
+        });
+        return result;
+    }
+
+    private <T> void onReply(List<Object> raw, AtomicBoolean answered, CompletableFuture<T> result,
+            Function<List<Object>, T> onReply, Consumer<List<Object>> onLateReply, Function<Failure, T> onFailure) {
+        if (!answered.compareAndSet(false, true)) {
+            try {
+                onLateReply.accept(raw);
+            } catch (RuntimeException bad) {
+                LOG.warn("{}: a late reply could not be handled: {}", what, RedisFailures.describe(bad), bad);
+            }
+            return;
+        }
+        T value;
+        try {
+            value = onReply.apply(raw);
+        } catch (RuntimeException bad) {
+            errors.increment();
+            answer(result, onFailure, new Failure(Kind.UNREADABLE, "redis: " + RedisFailures.describe(bad), bad));
+            return;
+        }
+        result.complete(value);
+    }
+
+    private static <T> void answer(CompletableFuture<T> result, Function<Failure, T> onFailure, Failure failure) {
+        try {
+            result.complete(onFailure.apply(failure));
+        } catch (RuntimeException e) {
+            result.completeExceptionally(e);
+        }
+    }
+
+    /** Calls sent to Redis. */
+    public long sent() {
+        return sent.sum();
+    }
+
+    /** Calls not answered within the timeout. */
+    public long timeouts() {
+        return timeouts.sum();
+    }
+
+    /** Calls that failed to send, were answered with an error, or whose reply could not be read. */
+    public long errors() {
+        return errors.sum();
+    }
+}
