@@ -44,6 +44,50 @@ public record ClientStats(
         fallbacks = Map.copyOf(fallbacks);
     }
 
+    /**
+     * What happened, in one line, leaving out what did not: {@code "30 calls: 30 succeeded; 40
+     * attempts, 10 retries (10 paced), 0 accepted ..."} shows only non-zero counts and reasons.
+     */
+    @Override
+    public String toString() {
+        StringBuilder b = new StringBuilder("ClientStats[").append(calls).append(" calls: ")
+                .append(successes).append(" succeeded, ").append(errors).append(" failed; ")
+                .append(attempts).append(" attempts, ").append(accepts).append(" accepted");
+        part(b, retries, "retries");
+        if (pacedRetries > 0) {
+            b.append(" (").append(pacedRetries).append(" paced)");
+        }
+        part(b, transportResends, "re-sent by the transport");
+        part(b, localDrops, "dropped locally");
+        part(b, budgetExhaustions, "refused by a budget");
+        part(b, quotaErrors, "quota errors");
+        long shedCalls = shedTotal();
+        if (shedCalls > 0) {
+            b.append(", ").append(shedCalls).append(" shed ").append(nonZero(shed));
+        }
+        long fallbackCalls = fallbacks.values().stream().mapToLong(Long::longValue).sum();
+        if (fallbackCalls > 0) {
+            b.append(", ").append(fallbackCalls).append(" fallbacks ").append(nonZero(fallbacks));
+        }
+        return b.append(']').toString();
+    }
+
+    private static void part(StringBuilder b, long n, String what) {
+        if (n > 0) {
+            b.append(", ").append(n).append(' ').append(what);
+        }
+    }
+
+    private static <K extends Enum<K>> Map<K, Long> nonZero(Map<K, Long> counts) {
+        Map<K, Long> out = new java.util.TreeMap<>();
+        counts.forEach((k, v) -> {
+            if (v > 0) {
+                out.put(k, v);
+            }
+        });
+        return out;
+    }
+
     /** All shed calls, whatever the reason. */
     public long shedTotal() {
         return shed.values().stream().mapToLong(Long::longValue).sum();

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.sluice.client.CallOptions;
 import dev.sluice.client.QuotaExceededException;
 import dev.sluice.client.SluiceHttpClient;
+import dev.sluice.client.SluiceResponse;
 import dev.sluice.client.core.ClientStats;
 import dev.sluice.client.internal.http.DefaultSluiceHttpClient;
 import java.net.http.HttpRequest;
@@ -71,10 +72,16 @@ class BurstAndQuotaEndAgainstTheEdgeTest {
             ClientStats stats = burstOnASpentKey(env, client, "documented(10, 20)");
             assertThat(stats.pacedRetries()).as("refused calls re-sent by the pacer").isPositive();
             assertThat(stats.budgetExhaustions()).isZero();
+            // each result says what it took: a re-sent call reports 2 attempts and at least the 1 s hint waited
+            List<SluiceResponse<?>> resent = lastResponses.stream().filter(r -> r.attempts() == 2).toList();
+            assertThat(resent).hasSize((int) stats.pacedRetries())
+                    .allSatisfy(r -> assertThat(r.waited()).isGreaterThanOrEqualTo(Duration.ofSeconds(1)));
         }
     }
 
-    private static ClientStats burstOnASpentKey(ShiplaneBehindTheEdge env, SluiceHttpClient client, String label)
+    private final List<SluiceResponse<?>> lastResponses = new ArrayList<>();
+
+    private ClientStats burstOnASpentKey(ShiplaneBehindTheEdge env, SluiceHttpClient client, String label)
             throws Exception {
         {
             env.spendBurst(FREE_KEY);
@@ -92,7 +99,9 @@ class BurstAndQuotaEndAgainstTheEdgeTest {
             for (CompletableFuture<HttpResponse<String>> f : calls) {
                 String outcome;
                 try {
-                    outcome = "status " + f.get(30, TimeUnit.SECONDS).statusCode();
+                    HttpResponse<String> r = f.get(30, TimeUnit.SECONDS);
+                    lastResponses.add((SluiceResponse<?>) r); // the JDK type, and what the call took
+                    outcome = "status " + r.statusCode();
                 } catch (java.util.concurrent.ExecutionException e) {
                     outcome = e.getCause().getClass().getSimpleName() + ": " + e.getCause().getMessage();
                 }

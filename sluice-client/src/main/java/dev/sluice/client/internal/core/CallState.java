@@ -33,6 +33,10 @@ final class CallState<A> implements CoreCall<A> {
     boolean transportMayResend;
     /** Set by the pacer gate when it refuses the call. */
     SluiceException gateError;
+    /** Waiting since (opened, or last answered), and waited in all before its attempts. */
+    long idleSinceNanos;
+    long waitedNanos;
+    private dev.sluice.client.CallEvent event;
     /** The tokens a reserved call asks the shared store for. */
     double reservedTake;
     /** A retry waiting for the shared budget's answer (DECIDING), and the wait chosen for it. */
@@ -83,6 +87,19 @@ final class CallState<A> implements CoreCall<A> {
     @Override
     public long deadlineNanos() {
         return deadlineNanos;
+    }
+
+    /** What listener events say about this call (built once). */
+    dev.sluice.client.CallEvent event() {
+        if (event == null) {
+            event = new dev.sluice.client.CallEvent(id, spec.method(), spec.uri(), spec.host(), idempotencyKey);
+        }
+        return event;
+    }
+
+    @Override
+    public java.time.Duration waited() {
+        return java.time.Duration.ofNanos(waitedNanos);
     }
 
     boolean safeToRepeat() {

@@ -1,5 +1,6 @@
 package dev.sluice.client.internal.core;
 
+import dev.sluice.client.AttemptOutcome;
 import dev.sluice.client.ClientConfig;
 import dev.sluice.client.CostExceedsBurstException;
 import dev.sluice.client.DeadlineExceededException;
@@ -12,6 +13,7 @@ import dev.sluice.client.ShedException;
 import dev.sluice.client.ShedReason;
 import dev.sluice.client.SluiceException;
 import dev.sluice.client.TransportException;
+import dev.sluice.client.WaitReason;
 import dev.sluice.client.core.Answer;
 import dev.sluice.client.core.CallSpec;
 import dev.sluice.client.core.ClientCore;
@@ -116,32 +118,32 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
             if (key == null && !spec.idempotentMethod() && config.retry().mintIdempotencyKeys()) {
                 key = env.idempotencyKeys().get(); // once per logical call (R07b)
             }
-            if (key != null && ledger.left(key, now) == 0) {
-                counters.onBudgetExhausted(host, RetryBudgetExhaustedException.Scope.IDEMPOTENCY_KEY_ATTEMPTS);
-                throw countError(new RetryBudgetExhaustedException("Idempotency-Key " + key + " has used all "
-                        + ledger.cap() + " attempts it may make (SPEC §4.4)",
-                        RetryBudgetExhaustedException.Scope.IDEMPOTENCY_KEY_ATTEMPTS, null, 0, null, 0));
-            }
-            if (spec.cost() > pacer.capacity()) {
-                throw countError(new CostExceedsBurstException("cost " + spec.cost() + " exceeds the pacer's burst "
-                        + (long) pacer.capacity() + ": it can never be granted; split the call", 0, null, 0));
-            }
             boolean hasDeadline = spec.deadline() != null;
             long deadline = hasDeadline ? now + Math.min(spec.deadline().toNanos(), Long.MAX_VALUE / 4) : 0;
             int maxAttempts = spec.retries() ? config.retry().maxAttempts() : 1;
             CallState<A> call = new CallState<>(nextId++, spec, attachment, key, hasDeadline, deadline, maxAttempts);
+            call.idleSinceNanos = now;
+            if (key != null && ledger.left(key, now) == 0) {
+                counters.onBudgetExhausted(host, RetryBudgetExhaustedException.Scope.IDEMPOTENCY_KEY_ATTEMPTS);
+                throw refuse(call, new RetryBudgetExhaustedException("Idempotency-Key " + key + " has used all "
+                        + ledger.cap() + " attempts it may make (SPEC §4.4)",
+                        RetryBudgetExhaustedException.Scope.IDEMPOTENCY_KEY_ATTEMPTS, null, 0, null, 0));
+            }
+            if (spec.cost() > pacer.capacity()) {
+                throw refuse(call, new CostExceedsBurstException("cost " + spec.cost() + " exceeds the pacer's burst "
+                        + (long) pacer.capacity() + ": it can never be granted; split the call", 0, null, 0));
+            }
             // what the client knows for certain answers before the throttle's random drop: a spent
             // quota, a pause longer than the maximum wait, a token that comes after the deadline
             SluiceException refused = pacerRefusal(call, pacer.readyInNanos(spec.cost(), now), now,
                     ShedReason.DEADLINE_AT_SUBMIT);
             if (refused != null) {
-                call.phase = CallState.Phase.DONE;
-                throw countError(refused);
+                throw refuse(call, refused);
             }
             double p = throttle.tryDrop(now, env.random());
             if (p >= 0) {
                 counters.onLocalDrop(host, p);
-                throw countError(new LocallyThrottledException(String.format(
+                throw refuse(call, new LocallyThrottledException(String.format(
                         "dropped locally by adaptive throttling (p = %.3f, SPEC §4.5)", p), p, 0, null, 0));
             }
             SluiceException shed = enqueue(call, now);
@@ -308,8 +310,10 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
         }
         String host = call.spec.host();
         profile(host).recordAttempt(now);
-        counters.onAttempt(host, call.attempts);
-        counters.onQueueWait(host, Duration.ofNanos(Math.max(0, now - call.enqueuedNanos)));
+        Duration queued = Duration.ofNanos(Math.max(0, now - call.enqueuedNanos));
+        call.waitedNanos += Math.max(0, now - call.idleSinceNanos);
+        counters.onAttempt(call.event(), call.attempts);
+        counters.onQueueWait(call.event(), queued);
         return call;
     }
 
@@ -335,7 +339,8 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
             }
             Classification.Retryable r = call.pendingRetry;
             call.pendingRetry = null;
-            return granted ? scheduleRetry(call, call.pendingWait, false, time.nanoTime()) : budgetRefused(call, r);
+            return granted ? scheduleRetry(call, call.pendingWait, r.hint() != null, false, time.nanoTime())
+                    : budgetRefused(call, r);
         } finally {
             lock.unlock();
         }
@@ -372,6 +377,9 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
             if (!honouredByPacer(c, now)) {
                 throttle.recordAnswer(now, c.accepted()); // on completion (R12)
             }
+            call.idleSinceNanos = now;
+            counters.onAttemptEnd(call.event(), call.attempts, outcome(answer, c),
+                    answer instanceof Answer.Response r ? r.snapshot().status() : 0);
             return switch (c) {
                 case Classification.Success s -> {
                     DependencyProfile profile = profile(host);
@@ -382,6 +390,7 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
                     }
                     call.phase = CallState.Phase.DONE;
                     counters.successes.increment();
+                    counters.onCallEnd(call.event(), call.attempts, call.waited(), null);
                     yield new Decision.Return();
                 }
                 case Classification.Terminal t -> {
@@ -522,7 +531,7 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
         if (!paced && !budget.tryAcquireRetry(now)) {
             return budgetRefused(call, r);
         }
-        return scheduleRetry(call, wait, paced, now);
+        return scheduleRetry(call, wait, hint != null, paced, now);
     }
 
     /** The budget refused a retry: the answer's own error, the refusal as its cause (SPEC §4.2). */
@@ -542,7 +551,7 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
         }
     }
 
-    private Decision scheduleRetry(CallState<A> call, Duration wait, boolean paced, long now) {
+    private Decision scheduleRetry(CallState<A> call, Duration wait, boolean hinted, boolean paced, long now) {
         String host = call.spec.host();
         call.phase = CallState.Phase.WAITING_TO_RETRY;
         call.retryAtNanos = now + wait.toNanos();
@@ -550,7 +559,7 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
         if (paced) {
             counters.pacedRetries.increment();
         }
-        counters.onRetryScheduled(host, call.attempts + 1, wait);
+        counters.onRetryScheduled(call.event(), call.attempts + 1, wait, hinted ? WaitReason.HINT : WaitReason.JITTER);
         return new Decision.RetryAfter(wait);
     }
 
@@ -677,13 +686,11 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
             }
             case AdmissionQueue.Admission.Rejected<CallState<A>> no -> {
                 counters.onShed(call.spec.host(), no.reason());
-                call.phase = CallState.Phase.DONE;
-                counters.errors.increment();
-                yield no.reason() == ShedReason.DEADLINE_AT_SUBMIT
+                yield refuse(call, no.reason() == ShedReason.DEADLINE_AT_SUBMIT
                         ? new DeadlineExceededException("deadline passed or cannot be met; not queued",
                                 ShedReason.DEADLINE_AT_SUBMIT, call.attempts)
                         : new ShedException("admission queue full (" + config.admission().maxQueue() + ")",
-                                no.reason(), no.retryHint(), call.attempts);
+                                no.reason(), no.retryHint(), call.attempts));
             }
         };
     }
@@ -782,20 +789,41 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
     }
 
     private Decision fail(CallState<A> call, SluiceException error) {
-        call.phase = CallState.Phase.DONE;
-        counters.errors.increment();
-        return new Decision.Fail(error);
+        return new Decision.Fail(refuse(call, error));
     }
 
     private Dispatch.Rejection<A> end(CallState<A> call, SluiceException error) {
-        call.phase = CallState.Phase.DONE;
-        counters.errors.increment();
-        return new Dispatch.Rejection<>(call, error);
+        return new Dispatch.Rejection<>(call, refuse(call, error));
     }
 
-    private SluiceException countError(SluiceException e) {
+    /** Ends a call with {@code error}: counted, and told to the listener. */
+    private SluiceException refuse(CallState<A> call, SluiceException error) {
+        call.phase = CallState.Phase.DONE;
         counters.errors.increment();
-        return e;
+        counters.onCallEnd(call.event(), call.attempts, call.waited(), error);
+        return error;
+    }
+
+    /** The listener's name for an answer. */
+    private static AttemptOutcome outcome(Answer answer, Classification c) {
+        if (answer instanceof Answer.Failure f) {
+            return switch (f.kind()) {
+                case NOT_SENT -> AttemptOutcome.NOT_SENT;
+                case TIMEOUT -> AttemptOutcome.TIMEOUT;
+                case CONNECTION_LOST -> AttemptOutcome.CONNECTION_LOST;
+            };
+        }
+        if (c instanceof Classification.Terminal t && t.error() instanceof QuotaExceededException) {
+            return AttemptOutcome.QUOTA_EXHAUSTED;
+        }
+        return switch (((Answer.Response) answer).snapshot().outcome()) {
+            case OK -> AttemptOutcome.SUCCESS;
+            case RATE_LIMITED -> AttemptOutcome.RATE_LIMITED;
+            case QUOTA_EXHAUSTED -> AttemptOutcome.QUOTA_EXHAUSTED;
+            case OVERLOADED -> AttemptOutcome.OVERLOADED;
+            case CLIENT_ERROR -> AttemptOutcome.CLIENT_ERROR;
+            case SERVER_ERROR -> AttemptOutcome.SERVER_ERROR;
+        };
     }
 
     private DependencyProfile profile(String host) {
