@@ -112,6 +112,9 @@ public final class World {
                 ? new RetryBudgetConfig(s.budgetRatio(), s.budgetWindow(), s.budgetMinRetries())
                 : new RetryBudgetConfig(0, s.budgetWindow(), Integer.MAX_VALUE); // the floor grants every retry
         ThrottleConfig throttle = new ThrottleConfig(s.throttleEnabled(), s.throttleK(), s.throttleWindow());
+        if (!s.throttleSafetyValves()) {
+            throttle = throttle.withoutSafetyValves();
+        }
         PacerConfig pacer = (s.pacerPerSecond() > 0 ? PacerConfig.documented(s.pacerPerSecond(), s.pacerBurst())
                 : PacerConfig.defaults()).withPaceFraction(s.paceFraction()).withFollowHeaders(s.followHeaders());
         return new ClientConfig(retry.build(), budget, throttle, pacer,

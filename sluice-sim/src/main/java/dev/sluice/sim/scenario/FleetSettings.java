@@ -96,6 +96,8 @@ public record FleetSettings(int clients, Arrivals arrivals, CallShape call, SdkS
      * @param throttleEnabled whether adaptive throttling applies (SPEC §4.5)
      * @param throttleK the K of the drop formula (2)
      * @param throttleWindow the throttle window (2 min)
+     * @param throttleSafetyValves the SDK's safety valves (no drop below 1 request/s over the window,
+     *     never above 80 %); off for the bare SPEC §4.5 formula and its table
      * @param pacerPerSecond the documented rate, 0 for unknown
      * @param pacerBurst the documented burst, 0 for unknown
      * @param paceFraction pace at this share of the documented rate (0.9)
@@ -118,6 +120,7 @@ public record FleetSettings(int clients, Arrivals arrivals, CallShape call, SdkS
             boolean throttleEnabled,
             double throttleK,
             Duration throttleWindow,
+            boolean throttleSafetyValves,
             double pacerPerSecond,
             double pacerBurst,
             double paceFraction,
@@ -130,7 +133,7 @@ public record FleetSettings(int clients, Arrivals arrivals, CallShape call, SdkS
         public static SdkSettings defaults() {
             return new SdkSettings(true, 3, true, Duration.ofMillis(500), Duration.ofSeconds(20),
                     Duration.ofSeconds(60), true, 0.1, Duration.ofMinutes(1), 10, true, 2.0, Duration.ofMinutes(2),
-                    0, 0, 0.9, true, 100, 64, false);
+                    true, 0, 0, 0.9, true, 100, 64, false);
         }
     }
 

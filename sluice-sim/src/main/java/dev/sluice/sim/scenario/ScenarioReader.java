@@ -49,7 +49,7 @@ import java.util.Set;
  *     enabled: true                 # false: a plain HTTP client (one attempt, nothing else)
  *     retry: { max_attempts: 3, jitter: true, backoff_base: 500ms, backoff_cap: 20s, max_wait: 60s }
  *     budget: { enabled: true, ratio: 0.1, window: 60s, min_retries: 10 }
- *     throttle: { enabled: true, k: 2, window: 120s }
+ *     throttle: { enabled: true, k: 2, window: 120s, valves: true }
  *     pacer: { per_second: 0, burst: 0, pace_fraction: 0.9, follow_headers: true }
  *     admission: { max_queue: 100, max_concurrent: 64 }
  *     shared: false                 # one pacer bucket and one budget for the whole fleet (SPEC §4.8)
@@ -487,10 +487,12 @@ public final class ScenarioReader {
         double ratio = bu.number("ratio", b.budgetRatio(), 0, 1000);
         Duration budgetWindow = atLeastASecond(bu, "window", b.budgetWindow());
         int minRetries = (int) bu.integer("min_retries", b.budgetMinRetries(), 0, 1_000_000);
-        Section t = s.section("throttle", "throttle: enabled, k, window", Set.of("enabled", "k", "window"));
+        Section t = s.section("throttle", "throttle: enabled, k, window, valves",
+                Set.of("enabled", "k", "window", "valves"));
         boolean throttleEnabled = t.bool("enabled", b.throttleEnabled());
         double k = t.number("k", b.throttleK(), 1, 1000);
         Duration throttleWindow = atLeastASecond(t, "window", b.throttleWindow());
+        boolean valves = t.bool("valves", b.throttleSafetyValves());
         Section p = s.section("pacer", "pacer: per_second, burst, pace_fraction, follow_headers",
                 Set.of("per_second", "burst", "pace_fraction", "follow_headers"));
         double perSecond = p.number("per_second", b.pacerPerSecond(), 0, 1e9);
@@ -505,8 +507,8 @@ public final class ScenarioReader {
         int maxConcurrent = (int) a.integer("max_concurrent", b.maxConcurrent(), 1, 10_000_000);
         boolean shared = s.bool("shared", b.shared());
         return new SdkSettings(enabled, maxAttempts, jitter, backoffBase, backoffCap, maxWait, budgetEnabled, ratio,
-                budgetWindow, minRetries, throttleEnabled, k, throttleWindow, perSecond, burst, fraction, follow,
-                maxQueue, maxConcurrent, shared);
+                budgetWindow, minRetries, throttleEnabled, k, throttleWindow, valves, perSecond, burst, fraction,
+                follow, maxQueue, maxConcurrent, shared);
     }
 
     private static Duration positive(Section s, String name, Duration dflt) {

@@ -9,9 +9,9 @@ import java.util.concurrent.Executor;
  * How the core keeps a user-supplied store (a Redis-shared bucket or budget, SPEC §4.8) out of its
  * lock: the calls whose answer it needs ({@code tryAcquire}, {@code tryAcquireRetry}) are made by
  * the calling thread after the lock is released (reserve, ask, commit); the calls that only tell the
- * store something ({@code configure}, {@code clamp}, {@code drainAndPause}, {@code recordRequest})
- * are queued in order and sent by one virtual thread, so a store that blocks delays neither the
- * lock's other holders nor the call that caused them.
+ * store something ({@code clamp}, {@code drainAndPause}, {@code recordRequest}) are queued in order
+ * and sent by one virtual thread, so a store that blocks delays neither the lock's other holders nor
+ * the call that caused them; {@code configure} is sent before the store's next call of any kind.
  */
 final class OffLockStores {
 
@@ -55,11 +55,20 @@ final class OffLockStores {
         }
     }
 
-    /** The bucket: reads pass through (the core calls them off its lock), writes are queued. */
+    /**
+     * The bucket. {@code configure} is kept as the pending setting and applied before the next call
+     * to the store, read or write, so no token is asked of a store with stale settings (a Redis store
+     * sends them with each script call); {@code clamp} and {@code drainAndPause} are queued; reads
+     * pass through (the core calls them off its lock).
+     */
     static final class Bucket implements TokenBucketStore {
         private final TokenBucketStore store;
         private final Executor writes;
-        private volatile double capacity = Double.POSITIVE_INFINITY;
+        private final Object applying = new Object();
+        private double capacity = Double.POSITIVE_INFINITY;
+        private double perSecond = Double.NaN;
+        private boolean pending;
+        private long pendingNanos;
 
         Bucket(TokenBucketStore store, Executor writes) {
             this.store = store;
@@ -68,41 +77,68 @@ final class OffLockStores {
 
         @Override
         public long tryAcquire(double cost, long nowNanos) {
+            applyPending();
             return store.tryAcquire(cost, nowNanos);
         }
-
-        private double configuredPerSecond = Double.NaN;
 
         @Override
         public void configure(double perSecond, double capacity, long nowNanos) {
             synchronized (this) {
-                if (perSecond == configuredPerSecond && capacity == this.capacity) {
+                if (perSecond == this.perSecond && capacity == this.capacity) {
                     return; // the pacer re-applies its settings after every answer; the store has them
                 }
-                configuredPerSecond = perSecond;
+                this.perSecond = perSecond;
                 this.capacity = capacity;
+                this.pendingNanos = nowNanos;
+                this.pending = true;
             }
-            writes.execute(() -> store.configure(perSecond, capacity, nowNanos));
+            writes.execute(this::applyPending);
         }
 
         @Override
         public void clamp(double maxTokens, long nowNanos) {
-            writes.execute(() -> store.clamp(maxTokens, nowNanos));
+            writes.execute(() -> {
+                applyPending();
+                store.clamp(maxTokens, nowNanos);
+            });
         }
 
         @Override
         public void drainAndPause(long untilNanos, long nowNanos) {
-            writes.execute(() -> store.drainAndPause(untilNanos, nowNanos));
+            writes.execute(() -> {
+                applyPending();
+                store.drainAndPause(untilNanos, nowNanos);
+            });
         }
 
         @Override
         public double available(long nowNanos) {
+            applyPending();
             return store.available(nowNanos);
         }
 
         @Override
-        public double capacity() {
+        public synchronized double capacity() {
             return capacity;
+        }
+
+        /** Sends the latest setting if the store does not have it yet; one at a time, in order. */
+        private void applyPending() {
+            synchronized (applying) {
+                double r;
+                double c;
+                long at;
+                synchronized (this) {
+                    if (!pending) {
+                        return;
+                    }
+                    pending = false;
+                    r = perSecond;
+                    c = capacity;
+                    at = pendingNanos;
+                }
+                store.configure(r, c, at);
+            }
         }
     }
 
