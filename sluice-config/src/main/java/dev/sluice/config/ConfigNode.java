@@ -294,6 +294,19 @@ public final class ConfigNode {
     }
 
     /**
+     * Warns about every field of this mapping not in {@code known} (with the nearest known name when
+     * it is a likely typo), for a reader that reads only part of a file another program reads whole:
+     * {@code sluice replay} reads {@code plans} and {@code keys} of an edge configuration.
+     */
+    public void warnUnknownFields(ConfigProblems problems, Set<String> known) {
+        for (Map.Entry<String, ConfigNode> e : fields.entrySet()) {
+            if (!known.contains(e.getKey())) {
+                problems.warn(e.getValue(), "unknown section" + Names.didYouMean(e.getKey(), known) + ", ignored");
+            }
+        }
+    }
+
+    /**
      * For a document whose other sections belong to other readers: reports each top-level name that
      * is not one of {@code own} but is one or two edits from one of them that is absent
      * ({@code kyes} for {@code keys}): a typo that would otherwise silently leave that section unread.
@@ -327,10 +340,11 @@ public final class ConfigNode {
                 for (Map.Entry<String, ConfigNode> e : fields.entrySet()) {
                     String name = e.getKey();
                     String kebab = name.indexOf('_') > 0 && name.matches("[a-z0-9_]+") ? name.replace('_', '-') : name;
-                    ConfigNode value = e.getValue().relocated(join(parent, kebab)).kebabCaseKeys(problems);
+                    ConfigNode moved = e.getValue().relocated(join(parent, kebab));
                     if (!kebab.equals(name)) {
-                        problems.warn(value, "\"" + name + "\" is the deprecated spelling; write \"" + kebab + "\"");
+                        problems.warn(moved, "\"" + name + "\" is the deprecated spelling; write \"" + kebab + "\"");
                     }
+                    ConfigNode value = moved.kebabCaseKeys(problems);
                     ConfigNode first = renamed.putIfAbsent(kebab, value);
                     if (first != null) {
                         problems.add(value, "duplicate key (first at line " + first.line + ")");

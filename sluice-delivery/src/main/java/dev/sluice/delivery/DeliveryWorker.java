@@ -289,7 +289,7 @@ public final class DeliveryWorker implements AutoCloseable {
         String error = describe(result);
         if (retryAfter.isPresent() && RetryRules.honoured(retryAfter, config.maxRetryAfter()).isEmpty()) {
             error += "; Retry-After " + retryAfter.get().toSeconds() + " s is beyond max-retry-after "
-                    + dev.sluice.delivery.config.Durations.format(config.maxRetryAfter()) + ": ignored, backoff applied";
+                    + dev.sluice.config.Durations.format(config.maxRetryAfter()) + ": ignored, backoff applied";
         }
         switch (decision) {
             case RetryDecision.Deliver d -> {

@@ -1,25 +1,19 @@
 package dev.sluice.edge;
 
-import dev.sluice.edge.config.ProtectionConfig;
 import dev.sluice.edge.config.UpstreamConfig;
 import dev.sluice.edge.escalation.RetryLoopEscalation;
-import dev.sluice.edge.idempotency.IdempotencyStage;
-import dev.sluice.edge.pipeline.EdgeStage;
-import dev.sluice.edge.response.Problems;
 import dev.sluice.edge.shedding.CriticalityShedder;
 import dev.sluice.limiter.Plan;
 import dev.sluice.limiter.config.KeyBinding;
 import dev.sluice.limiter.idempotency.IdempotencyStore;
 import dev.sluice.limiter.idempotency.InMemoryIdempotencyStore;
 import io.micrometer.core.instrument.Gauge;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Supplier;
 
 import dev.sluice.edge.config.AdminConfig;
 import dev.sluice.edge.config.StoreConfig;
 import dev.sluice.edge.decision.EdgeDecider;
+import dev.sluice.edge.decision.ProtectedDecider;
 import dev.sluice.edge.decision.EdgeRules;
 import dev.sluice.edge.internal.ConfigWatcher;
 import dev.sluice.edge.internal.DateField;
@@ -161,27 +155,12 @@ public final class EdgeServer implements AutoCloseable {
         UpstreamPool pool = null;
         try {
             pool = new UpstreamPool(group, transports, config.upstream(), upstreamAddress, threads);
-            AtomicReference<EdgeDecider> deciderRef = new AtomicReference<>();
-            Supplier<Problems> problems = () -> deciderRef.get().rules().problems();
-            ProtectionConfig protection = config.protection();
-            RetryLoopEscalation escalation = new RetryLoopEscalation(protection.escalation(), options.time(), problems,
-                    (key, policy, seconds) -> deciderRef.get().heldFields(key, policy, seconds));
             UpstreamConfig up = config.upstream();
-            Duration lease = protection.idempotency().lease().isZero()
-                    ? up.connectTimeout().plus(up.responseTimeout()).plusSeconds(5) : protection.idempotency().lease();
-            IdempotencyStage idempotency = new IdempotencyStage(protection.idempotency(), idempotencyStore, lease,
-                    options.time(), problems);
-            CriticalityShedder shedder = new CriticalityShedder(protection.sheddingFor(up.poolSize()), options.time(),
-                    problems);
-            List<EdgeStage> stages = new ArrayList<>();
-            // escalation first (a blocked key costs nothing more), then replays (they need no upstream
-            // capacity), then the shedder (a shed request is never charged), then the caller's stages
-            stages.add(escalation);
-            stages.add(idempotency);
-            stages.add(shedder);
-            stages.addAll(options.stages());
-            EdgeDecider decider = new EdgeDecider(new EdgeRules(config), store, options.time(), stages);
-            deciderRef.set(decider);
+            ProtectedDecider assembled = ProtectedDecider.assemble(config, store, idempotencyStore, options.time(),
+                    up.poolSize(), up.connectTimeout().plus(up.responseTimeout()).plusSeconds(5), options.stages());
+            EdgeDecider decider = assembled.decider();
+            RetryLoopEscalation escalation = assembled.escalation();
+            CriticalityShedder shedder = assembled.shedder();
             Gauge.builder("sluice.edge.shedder.limit", shedder, CriticalityShedder::limit)
                     .description("The shedder's concurrency limit (static or adaptive)").register(registry);
             Gauge.builder("sluice.edge.shedder.in.flight", shedder, CriticalityShedder::inFlight)

@@ -29,7 +29,7 @@ public final class SimOnce {
                 seed: 1
                 server:
                   rtt: 20ms
-                  limit: { scope: per_client, policies: [ { name: burst, q: 5, w: 1 } ] }
+                  limit: { scope: per-client, policies: [ { name: burst, q: 5, w: 1 } ] }
                   outages: [ { from: 60s, to: 65s, status: 503, retry_after: 5s } ]
                 fleet:
                   clients: %d

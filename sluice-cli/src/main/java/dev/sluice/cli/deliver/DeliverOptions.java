@@ -49,7 +49,7 @@ public final class DeliverOptions {
     /**
      * Reads the config (an empty one when there is no file and none was named).
      *
-     * @throws dev.sluice.delivery.config.ConfigException naming file, line and field
+     * @throws dev.sluice.config.ConfigException naming file, line and field
      */
     DeliveryFile load() {
         Path config = nearest("--config", this.config);

@@ -7,7 +7,7 @@ import dev.sluice.delivery.NoSuchEntryException;
 import dev.sluice.delivery.ReplayRefusedException;
 import dev.sluice.delivery.StoreException;
 import dev.sluice.delivery.UnknownDestinationException;
-import dev.sluice.delivery.config.ConfigException;
+import dev.sluice.config.ConfigException;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 

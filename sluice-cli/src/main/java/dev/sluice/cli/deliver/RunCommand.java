@@ -6,7 +6,7 @@ import dev.sluice.delivery.DeliveryWorker;
 import dev.sluice.delivery.Destination;
 import dev.sluice.delivery.LedgerState;
 import dev.sluice.delivery.config.DeliveryFile;
-import dev.sluice.delivery.config.Durations;
+import dev.sluice.config.Durations;
 import dev.sluice.delivery.jdbc.JdbcDeliveryStore;
 import dev.sluice.delivery.jdbc.StoreLocation;
 import dev.sluice.delivery.metrics.DeliveryCounters;

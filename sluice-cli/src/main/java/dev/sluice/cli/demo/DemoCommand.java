@@ -4,13 +4,17 @@ import dev.sluice.examples.demo.DemoRun;
 import dev.sluice.examples.demo.DemoSettings;
 import dev.sluice.examples.demo.ShiplaneEdge;
 import dev.sluice.config.ConfigException;
+import dev.sluice.examples.demo.fleet.ClientKind;
 import dev.sluice.time.TimeSource;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -25,9 +29,11 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         description = {
             "Runs the sample API (Shiplane) behind the Sluice edge and a fleet of virtual clients",
-            "calling it over loopback HTTP, with a 503 blip in the middle. Prints a per-second table",
-            "(offered, admitted, 429 rate_limited, 429 quota_exhausted, 503, retries, and the SDK's",
-            "local drops and budget exhaustions), then writes an HTML report with charts.",
+            "calling it over loopback HTTP, with a blip in the middle (Shiplane answers 503 or stalls),",
+            "three times: with the naive retry loop of the incident, a careful hand-written retry, and",
+            "the Sluice SDK. Prints a per-second table for each, then the comparison of the headline",
+            "figures, and writes an HTML report with the three side by side. The edge's log goes to a",
+            "file (--edge-log), never into the table.",
             "Ctrl-C stops early, still writes the report of what ran, and exits 130."
         },
         exitCodeListHeading = "%nExit codes:%n",
@@ -40,15 +46,15 @@ public final class DemoCommand implements Callable<Integer> {
     CommandLine.Model.CommandSpec spec;
 
     @Option(names = "--clients", paramLabel = "N", defaultValue = "200",
-            description = "virtual clients (default ${DEFAULT-VALUE}): 60 %% Free, 10 %% Trial, 30 %% Pro")
+            description = "virtual clients (default ${DEFAULT-VALUE}): 90 %% Free (3 per key), 10 %% Trial (2 per key)")
     int clients;
 
-    @Option(names = "--duration", paramLabel = "SECONDS", defaultValue = "60",
-            description = "how long the fleet runs (default ${DEFAULT-VALUE})")
+    @Option(names = "--duration", paramLabel = "SECONDS", defaultValue = "40",
+            description = "how long each client's run lasts (default ${DEFAULT-VALUE}; the demo runs one per client)")
     int durationSeconds;
 
     @Option(names = "--blip-at", paramLabel = "SECONDS",
-            description = "when Shiplane starts answering 503 (default: the middle of the run)")
+            description = "when Shiplane's blip starts (default: the middle of the run)")
     Integer blipAtSeconds;
 
     @Option(names = "--blip-for", paramLabel = "SECONDS",
@@ -76,10 +82,15 @@ public final class DemoCommand implements Callable<Integer> {
             description = "the edge configuration the demo starts from (default ${DEFAULT-VALUE})")
     Path config;
 
-    @Option(names = "--client", paramLabel = "sdk|plain", defaultValue = "sdk",
-            description = "the fleet's HTTP client: the Sluice SDK, or the JDK client with a hand-written retry"
-                    + " (default ${DEFAULT-VALUE})")
-    String client;
+    @Option(names = "--client", paramLabel = "all|naive|careful|sdk", defaultValue = "all", split = ",",
+            description = "which clients to run, in order, comma-separated (default ${DEFAULT-VALUE}: naive, careful,"
+                    + " sdk; \"plain\" is careful's former name)")
+    List<String> client;
+
+    @Option(names = "--edge-log", paramLabel = "FILE", defaultValue = "demo-edge.log",
+            description = "where the edge's (and everything else's) log lines go (default ${DEFAULT-VALUE}; named at"
+                    + " the start, never printed into the table)")
+    Path edgeLog;
 
     @Option(names = "--seed", paramLabel = "N", defaultValue = "42",
             description = "seed of the fleet's and Shiplane's randomness (default ${DEFAULT-VALUE})")
@@ -110,7 +121,8 @@ public final class DemoCommand implements Callable<Integer> {
         if (System.getProperty(EDGE_LOG_LEVEL) == null) {
             System.setProperty(EDGE_LOG_LEVEL, "warn");
         }
-        DemoRun run = new DemoRun(settings, ShiplaneEdge.starter(), TimeSource.system(), out, isTerminal());
+        Optional<Path> log = logToFile(edgeLog.toAbsolutePath(), err);
+        DemoRun run = new DemoRun(settings, ShiplaneEdge.starter(), TimeSource.system(), out, isTerminal(), log);
         Thread hook = new Thread(() -> {
             run.requestStop();
             try {
@@ -148,13 +160,22 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     private DemoSettings settings() {
-        DemoSettings.ClientKind kind = switch (client.toLowerCase(Locale.ROOT)) {
-            case "sdk" -> DemoSettings.ClientKind.SDK;
-            case "plain" -> DemoSettings.ClientKind.PLAIN;
-            default -> throw new IllegalArgumentException("--client must be sdk or plain, was " + client);
-        };
+        List<ClientKind> kinds = new ArrayList<>();
+        for (String name : client) {
+            switch (name.strip().toLowerCase(Locale.ROOT)) {
+                case "all" -> kinds.addAll(List.of(ClientKind.values()));
+                case "naive" -> kinds.add(ClientKind.NAIVE);
+                case "careful", "plain" -> kinds.add(ClientKind.CAREFUL);
+                case "sdk" -> kinds.add(ClientKind.SDK);
+                default -> throw new IllegalArgumentException("--client must be all, naive, careful or sdk (or a"
+                        + " comma-separated list of them), was " + name);
+            }
+        }
+        if (kinds.stream().distinct().count() != kinds.size()) {
+            throw new IllegalArgumentException("--client names a client twice: " + String.join(",", client));
+        }
         DemoSettings s = DemoSettings.defaults().withDuration(durationSeconds).withClients(clients)
-                .withEdgePort(port).withReport(report).withConfig(config).withSeed(seed).withClient(kind);
+                .withEdgePort(port).withReport(report).withConfig(config).withSeed(seed).withKinds(kinds);
         if (noBlip) {
             return s.withoutBlip();
         }
@@ -162,6 +183,44 @@ public final class DemoCommand implements Callable<Integer> {
         // the default length is shortened to fit the run; a length the user gave is checked, and refused
         return blipForSeconds == null ? s.withBlipAt(at) : s.withBlip(at, blipForSeconds);
     }
+
+    /**
+     * Sends the log lines of this JVM (the edge's: retry-loop escalations, warnings) to {@code file}
+     * instead of stderr, so they never interleave with the live table (SLF4J simple logger's
+     * {@code logFile}, read when the first logger is made: the edge's classes are not loaded yet).
+     * Empty when the logging was configured otherwise ({@code -Dorg.slf4j.simpleLogger.logFile=...}),
+     * or was already initialised (the command run in-process, as tests do), so nothing is claimed.
+     */
+    private static Optional<Path> logToFile(Path file, PrintWriter err) {
+        if (System.getProperty(LOG_FILE) != null) {
+            return Optional.empty();
+        }
+        try {
+            if (file.getParent() != null) {
+                Files.createDirectories(file.getParent());
+            }
+            Files.writeString(file, "");
+        } catch (IOException e) {
+            err.println("sluice demo: cannot write the edge log " + file + " (" + e.getMessage() + "); logging to stderr");
+            err.flush();
+            return Optional.empty();
+        }
+        System.setProperty(LOG_FILE, file.toString());
+        // the first line tells whether the setting took: a logger made earlier keeps writing to stderr
+        org.slf4j.LoggerFactory.getLogger(DemoCommand.class).info("sluice demo: the log of the edge and of the demo's"
+                + " other components");
+        try {
+            if (Files.size(file) > 0) {
+                return Optional.of(file);
+            }
+        } catch (IOException e) {
+            // not written: say nothing about a file
+        }
+        System.clearProperty(LOG_FILE);
+        return Optional.empty();
+    }
+
+    private static final String LOG_FILE = "org.slf4j.simpleLogger.logFile";
 
     /**
      * The repository's {@code examples/shiplane.yaml} when the command runs from the launcher's jar

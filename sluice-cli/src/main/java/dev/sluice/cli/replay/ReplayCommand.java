@@ -11,6 +11,9 @@ import dev.sluice.limiter.Denied;
 import dev.sluice.limiter.Plan;
 import dev.sluice.limiter.Unavailable;
 import dev.sluice.config.ConfigException;
+import dev.sluice.config.ConfigNode;
+import dev.sluice.config.ConfigProblems;
+import dev.sluice.edge.config.EdgeConfigReader;
 import dev.sluice.limiter.config.KeyBinding;
 import dev.sluice.limiter.config.LimiterConfig;
 import dev.sluice.limiter.headers.RateLimitFields;
@@ -85,7 +88,7 @@ public final class ReplayCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
         try {
-            run(new PrintWriter(spec.commandLine().getOut(), false));
+            run(new PrintWriter(spec.commandLine().getOut(), false), err);
             return 0;
         } catch (CliError e) {
             spec.commandLine().getOut().flush();
@@ -95,7 +98,7 @@ public final class ReplayCommand implements Callable<Integer> {
         }
     }
 
-    private void run(PrintWriter out) {
+    private void run(PrintWriter out, PrintWriter err) {
         Instant origin;
         try {
             origin = Instant.parse(start);
@@ -107,11 +110,18 @@ public final class ReplayCommand implements Callable<Integer> {
             throw new CliError("--start: must be between " + EARLIEST_START + " and " + LATEST_START + ", was " + start);
         }
         LimiterConfig limits;
+        ConfigProblems problems = new ConfigProblems();
         try {
-            limits = LimiterConfig.load(config);
+            ConfigNode root = ConfigNode.parse(config);
+            limits = LimiterConfig.read(root, problems);
+            // the file is usually the edge's: its other sections are the edge's, anything else is a typo
+            root.warnUnknownFields(problems, EdgeConfigReader.SECTIONS);
+            problems.throwIfAny();
         } catch (ConfigException e) {
             throw new CliError("invalid configuration:" + System.lineSeparator() + e.getMessage());
         }
+        problems.warnings().forEach(w -> err.println("sluice replay: warning: " + w));
+        err.flush();
         if (limits.keys().isEmpty()) {
             throw new CliError(config + ": no API keys configured (keys: or key-file:); every request would be 401");
         }

@@ -81,6 +81,8 @@ public final class SimulateCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         try {
             Scenario s = load();
+            s.warnings().forEach(w -> err.println("sluice simulate: warning: " + w));
+            err.flush();
             long useSeed = seed == null ? s.seed() : seed;
             long calls = Simulation.estimatedCalls(s);
             if (calls > maxCalls) {

@@ -15,13 +15,25 @@ class DemoCommandTest {
         Path report = dir.resolve("out/demo-report.html");
 
         // the default --config, examples/shiplane.yaml, is found from the module's folder too
-        CliRun run = CliRun.of("demo", "--clients", "10", "--duration", "2", "--no-blip", "--report", report.toString());
+        CliRun run = CliRun.of("demo", "--clients", "10", "--duration", "2", "--no-blip", "--report", report.toString(),
+                "--edge-log", dir.resolve("edge.log").toString());
 
         assertThat(run.exitCode()).as(run.err()).isZero();
-        assertThat(run.out()).contains("10 clients for 2 s", "no blip", "   s   offered  admitted",
-                "report: " + report.toAbsolutePath());
-        assertThat(run.outLines().stream().filter(l -> l.matches("^\\s+[01]\\s+\\d+.*"))).hasSize(2);
-        assertThat(Files.readString(report)).contains("<svg id=\"chart-traffic\"", "data-second=\"1\"");
+        assertThat(run.out()).contains("10 clients for 2 s, once per client: naive, careful, Sluice SDK", "no blip",
+                "   s   offered  admitted", "comparison: the same fleet", "report: " + report.toAbsolutePath());
+        // two seconds of each of the three clients
+        assertThat(run.outLines().stream().filter(l -> l.matches("^\\s+[01]\\s+\\d+.*"))).hasSize(6);
+        assertThat(Files.readString(report)).contains("<svg id=\"chart-traffic-naive\"", "<svg id=\"chart-traffic-sdk\"",
+                "data-second=\"1\"");
+    }
+
+    @Test
+    void oneClientCanRunAloneAndPlainIsCarefulsFormerName(@TempDir Path dir) {
+        CliRun run = CliRun.of("demo", "--clients", "5", "--duration", "1", "--no-blip", "--client", "plain",
+                "--report", dir.resolve("r.html").toString(), "--edge-log", dir.resolve("edge.log").toString());
+
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out()).contains("once per client: careful", "[1/1] careful: ").doesNotContain("[2/");
     }
 
     @Test
@@ -36,7 +48,12 @@ class DemoCommandTest {
 
         CliRun client = CliRun.of("demo", "--client", "curl");
         assertThat(client.exitCode()).isEqualTo(2);
-        assertThat(client.err()).contains("--client must be sdk or plain, was curl");
+        assertThat(client.err()).contains("--client must be all, naive, careful or sdk (or a comma-separated list of"
+                + " them), was curl");
+
+        CliRun twice = CliRun.of("demo", "--client", "sdk,naive,sdk");
+        assertThat(twice.exitCode()).isEqualTo(2);
+        assertThat(twice.err()).contains("--client names a client twice: sdk,naive,sdk");
     }
 
     @Test
@@ -52,11 +69,11 @@ class DemoCommandTest {
     @Test
     void theDefaultBlipIsShortenedToEndWithAShortRun(@TempDir Path dir) {
         // --duration 2 puts the blip at 1 s; its default 5 s would have ended at 6 s, after the run
-        CliRun run = CliRun.of("demo", "--clients", "5", "--duration", "2", "--report",
-                dir.resolve("r.html").toString());
+        CliRun run = CliRun.of("demo", "--clients", "5", "--duration", "2", "--client", "sdk", "--report",
+                dir.resolve("r.html").toString(), "--edge-log", dir.resolve("edge.log").toString());
 
         assertThat(run.exitCode()).as(run.err()).isZero();
-        assertThat(run.out()).contains("blip (503) from 1 s to 2 s").doesNotContain("to 6 s");
+        assertThat(run.out()).contains("blip from 1 s to 2 s").doesNotContain("to 6 s");
     }
 
     @Test
@@ -81,7 +98,8 @@ class DemoCommandTest {
         Path bad = dir.resolve("bad.yaml");
         Files.writeString(bad, "plans:\n  free:\n    policies:\n      - { name: burst, kind: burst, q: -1, w: 2 }\n");
 
-        CliRun run = CliRun.of("demo", "--config", bad.toString(), "--duration", "1");
+        CliRun run = CliRun.of("demo", "--config", bad.toString(), "--duration", "1", "--edge-log",
+                dir.resolve("edge.log").toString());
 
         assertThat(run.exitCode()).isEqualTo(2);
         assertThat(run.err()).startsWith("sluice demo: invalid configuration:").contains("bad.yaml:4");
@@ -92,9 +110,10 @@ class DemoCommandTest {
         Path other = dir.resolve("other.yaml");
         Files.writeString(other, "plans:\n  basic:\n    policies:\n      - { name: burst, kind: burst, q: 20, w: 2 }\n");
 
-        CliRun run = CliRun.of("demo", "--config", other.toString(), "--duration", "1");
+        CliRun run = CliRun.of("demo", "--config", other.toString(), "--duration", "1", "--edge-log",
+                dir.resolve("edge.log").toString());
 
         assertThat(run.exitCode()).isEqualTo(2);
-        assertThat(run.err()).contains("the demo needs plans named \"free\" and \"pro\"; found [basic]");
+        assertThat(run.err()).contains("the demo needs a plan named \"free\"; found [basic]");
     }
 }

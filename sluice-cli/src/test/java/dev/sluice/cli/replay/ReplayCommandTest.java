@@ -190,6 +190,17 @@ class ReplayCommandTest {
     }
 
     @Test
+    void anUnknownTopLevelSectionIsAWarningAndTheEdgesSectionsAreNot() throws IOException {
+        Path config = write("edge.yaml", "listen: 8080\nroutes: []\nratelimit-fields: off\n" + FREE_PLAN);
+        CliRun run = replay(config, trace(List.of("0,k1,1")), "2026-11-30T18:00:00Z");
+
+        assertThat(run.exitCode()).isZero();
+        assertThat(run.err()).isEqualTo("sluice replay: warning: " + config + ":3: ratelimit-fields: unknown section;"
+                + " did you mean \"rate-limit-fields\"?, ignored" + System.lineSeparator());
+        assertThat(run.outLines()).hasSize(1);
+    }
+
+    @Test
     void aMisspelledKeysSectionIsNamedWithItsLine() throws IOException {
         Path config = write("typo.yaml", FREE_PLAN.replace("keys:", "kyes:"));
         CliRun run = replay(config, trace(List.of("0,k1,1")), "2026-11-30T18:00:00Z");

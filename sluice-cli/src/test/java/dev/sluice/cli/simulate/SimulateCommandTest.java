@@ -17,7 +17,7 @@ class SimulateCommandTest {
     private static final String BLIP = """
             name: small-blip
             duration: 12s
-            server: { outages: [ { from: 0s, to: 3s, status: 503, retry_after: 3s } ] }
+            server: { outages: [ { from: 0s, to: 3s, status: 503, retry-after: 3s } ] }
             fleet: { clients: 200, arrivals: { process: burst, size: 1 }, sdk: { throttle: { enabled: false } } }
             variants: [ { name: no jitter, fleet: { sdk: { retry: { jitter: false } } } }, { name: jitter } ]
             """;
@@ -38,6 +38,18 @@ class SimulateCommandTest {
         assertThat(run.out()).startsWith("small-blip (seed 1): 2 variant(s), 12 s simulated each");
         assertThat(run.outLines()).contains("== no jitter", "== jitter");
         // second 3 of "no jitter": all 200 clients retry at once
+        assertThat(run.outLines()).anyMatch(l -> l.matches("\\s+3\\s+0\\s+200\\s+200\\s+200\\s+0\\s.*"));
+    }
+
+    @Test
+    void aSnakeCaseScenarioStillRunsWithOneWarningPerDeprecatedKey() throws IOException {
+        Path old = Files.writeString(dir.resolve("old.yaml"), BLIP.replace("retry-after:", "retry_after:"));
+
+        CliRun run = CliRun.of("simulate", "--scenario", old.toString());
+
+        assertThat(run.exitCode()).isZero();
+        assertThat(run.err()).isEqualTo("sluice simulate: warning: " + old + ":3: server.outages[0].retry-after: "
+                + "\"retry_after\" is the deprecated spelling; write \"retry-after\"" + System.lineSeparator());
         assertThat(run.outLines()).anyMatch(l -> l.matches("\\s+3\\s+0\\s+200\\s+200\\s+200\\s+0\\s.*"));
     }
 

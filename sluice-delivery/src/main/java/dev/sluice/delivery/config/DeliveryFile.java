@@ -1,33 +1,30 @@
 package dev.sluice.delivery.config;
 
-import com.fasterxml.jackson.core.JsonLocation;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.exc.StreamReadException;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.sluice.config.ConfigException;
+import dev.sluice.config.ConfigNode;
+import dev.sluice.config.ConfigProblem;
+import dev.sluice.config.ConfigProblems;
 import dev.sluice.delivery.DeliveryConfig;
 import dev.sluice.delivery.Destination;
 import dev.sluice.delivery.Rate;
 import dev.sluice.delivery.jdbc.StoreLocation;
 import dev.sluice.delivery.redaction.JsonRedactor;
-import java.io.IOException;
-import java.io.Reader;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.Function;
 
 /**
- * The delivery worker's YAML configuration, validated at load with errors that name the file,
- * line, column and field ({@link ConfigException}).
+ * The delivery worker's YAML configuration, validated at load through {@code sluice-config}: every
+ * problem at once, each naming the file, line and field, in one {@link ConfigException}. Durations use
+ * the shared grammar ({@code 250ms}, {@code 1.5s}, {@code 5m}, {@code 72h}, {@code 3d}, {@code PT3S}).
  *
  * <pre>{@code
  * store: sqlite:./sluice-delivery.db      # or jdbc:postgresql://127.0.0.1:5432/app?user=sluice
@@ -53,7 +50,7 @@ import java.util.function.Function;
  * }</pre>
  *
  * Every key is optional except each destination's {@code url}, {@code rate} and {@code secret};
- * unknown keys are errors (a typo must not silently fall back to a default).
+ * unknown keys are errors, with the nearest known key (a typo must not silently fall back to a default).
  *
  * @param file where it was read from
  * @param store the store location ({@code sqlite:PATH} or a {@code jdbc:postgresql:} URL)
@@ -77,7 +74,7 @@ public record DeliveryFile(Path file, String store, String schema, DeliveryConfi
     /**
      * Reads and validates {@code file}, resolving {@code env:NAME} secrets from the environment.
      *
-     * @throws ConfigException if the file is missing, not YAML, or a field is invalid
+     * @throws ConfigException with every problem (missing file, not YAML, invalid fields)
      */
     public static DeliveryFile load(Path file) {
         return load(file, System::getenv);
@@ -86,297 +83,185 @@ public record DeliveryFile(Path file, String store, String schema, DeliveryConfi
     /**
      * Reads and validates {@code file}, resolving {@code env:NAME} secrets with {@code env}.
      *
-     * @throws ConfigException if the file is missing, not YAML, or a field is invalid
+     * @throws ConfigException with every problem (missing file, not YAML, invalid fields), each with
+     *     file, line and field
      */
     public static DeliveryFile load(Path file, Function<String, String> env) {
-        Node root;
-        try (Reader r = Files.newBufferedReader(file); JsonParser p = new YAMLFactory().createParser(r)) {
-            JsonToken first = p.nextToken();
-            if (first == null) {
-                root = new Mapping(new LinkedHashMap<>(), 1, 1);
-            } else {
-                root = read(p, file);
-            }
-        } catch (NoSuchFileException e) {
-            throw new ConfigException(file, 1, 1, "", "no such file");
-        } catch (StreamReadException e) {
-            JsonLocation l = e.getLocation();
-            throw new ConfigException(file, l == null ? 1 : l.getLineNr(), l == null ? 1 : l.getColumnNr(), "",
-                    "not valid YAML: " + e.getOriginalMessage());
-        } catch (IOException e) {
-            throw new ConfigException(file, 1, 1, "", "cannot read: " + e.getMessage());
-        }
-        return new Loader(file, env).load(root);
+        ConfigNode root = ConfigNode.parse(file);
+        ConfigProblems problems = new ConfigProblems();
+        DeliveryFile read = new Loader(file, env, problems).load(root);
+        problems.throwIfAny();
+        return read;
     }
 
-    // ---------------------------------------------------------------------------------------------
-    // a YAML tree that remembers where each value was
-
-    private sealed interface Node {
-        int line();
-
-        int col();
-    }
-
-    private record Scalar(String text, int line, int col) implements Node {
-    }
-
-    private record Mapping(LinkedHashMap<String, Node> entries, int line, int col) implements Node {
-    }
-
-    private record Sequence(List<Node> items, int line, int col) implements Node {
-    }
-
-    private static Node read(JsonParser p, Path file) throws IOException {
-        JsonLocation at = p.currentTokenLocation();
-        int line = at.getLineNr();
-        int col = at.getColumnNr();
-        JsonToken t = p.currentToken();
-        switch (t) {
-            case START_OBJECT -> {
-                LinkedHashMap<String, Node> entries = new LinkedHashMap<>();
-                while (p.nextToken() == JsonToken.FIELD_NAME) {
-                    String name = p.currentName();
-                    JsonLocation keyAt = p.currentTokenLocation();
-                    p.nextToken();
-                    Node value = read(p, file);
-                    if (entries.put(name, value) != null) {
-                        throw new ConfigException(file, keyAt.getLineNr(), keyAt.getColumnNr(), name,
-                                "duplicate key");
-                    }
-                }
-                return new Mapping(entries, line, col);
-            }
-            case START_ARRAY -> {
-                List<Node> items = new ArrayList<>();
-                while (p.nextToken() != JsonToken.END_ARRAY) {
-                    items.add(read(p, file));
-                }
-                return new Sequence(items, line, col);
-            }
-            case VALUE_NULL -> {
-                return new Scalar(null, line, col);
-            }
-            default -> {
-                return new Scalar(p.getText(), line, col);
-            }
-        }
-    }
-
-    /** Typed reading with field paths for errors. */
+    /** Typed reading into one {@link ConfigProblems}; what it returns is usable only if that stays empty. */
     private static final class Loader {
+        private static final Set<String> TOP =
+                ordered("store", "schema", "worker", "max-age", "redact", "destinations");
+        private static final Set<String> WORKER = ordered("concurrency", "request-timeout", "lease", "poll-interval",
+                "max-retry-after");
+        private static final Set<String> DESTINATION = ordered("url", "rate", "secret", "idempotent");
+        private static final Set<String> RATE = ordered("per-second", "burst");
+
         private final Path file;
         private final Function<String, String> env;
+        private final ConfigProblems problems;
 
-        Loader(Path file, Function<String, String> env) {
+        Loader(Path file, Function<String, String> env, ConfigProblems problems) {
             this.file = file;
             this.env = env;
+            this.problems = problems;
         }
 
-        ConfigException error(Node at, String field, String problem) {
-            return new ConfigException(file, at.line(), at.col(), field, problem);
+        private static Set<String> ordered(String... names) {
+            return new LinkedHashSet<>(List.of(names));
         }
 
-        Mapping mapping(Node n, String field) {
-            if (n instanceof Mapping m) {
-                return m;
+        private Optional<Duration> positive(ConfigNode node) {
+            return node.asDuration(problems, Duration.ofNanos(1), Duration.ofDays(10_000));
+        }
+
+        DeliveryFile load(ConfigNode root) {
+            if (root.isNull()) {
+                return new DeliveryFile(file, StoreLocation.DEFAULT, null, DeliveryConfig.defaults(), List.of());
             }
-            throw error(n, field, "must be a mapping (key: value lines)");
-        }
-
-        String text(Node n, String field) {
-            if (n instanceof Scalar s && s.text() != null && !s.text().isBlank()) {
-                return s.text();
+            if (!root.expectMapping(problems, "the delivery configuration")) {
+                return defaults();
             }
-            throw error(n, field, "must be a non-empty value");
-        }
-
-        void onlyKeys(Mapping m, String field, Set<String> allowed) {
-            for (Map.Entry<String, Node> e : m.entries().entrySet()) {
-                if (!allowed.contains(e.getKey())) {
-                    throw error(e.getValue(), join(field, e.getKey()),
-                            "unknown key (expected one of " + String.join(", ", allowed) + ")");
-                }
-            }
-        }
-
-        int integer(Node n, String field, int min) {
-            String t = text(n, field);
-            try {
-                int v = Integer.parseInt(t);
-                if (v < min) {
-                    throw error(n, field, "must be >= " + min + " (got " + v + ")");
-                }
-                return v;
-            } catch (NumberFormatException e) {
-                throw error(n, field, "must be a whole number (got '" + t + "')");
-            }
-        }
-
-        Duration duration(Node n, String field) {
-            try {
-                Duration d = Durations.parse(text(n, field));
-                if (d.isZero() || d.isNegative()) {
-                    throw error(n, field, "must be > 0");
-                }
-                return d;
-            } catch (IllegalArgumentException e) {
-                throw error(n, field, e.getMessage());
-            }
-        }
-
-        boolean bool(Node n, String field) {
-            String t = text(n, field);
-            return switch (t) {
-                case "true" -> true;
-                case "false" -> false;
-                default -> throw error(n, field, "must be true or false (got '" + t + "')");
-            };
-        }
-
-        static String join(String parent, String key) {
-            return parent.isEmpty() ? key : parent + "." + key;
-        }
-
-        DeliveryFile load(Node rootNode) {
-            Mapping root = mapping(rootNode, "");
-            onlyKeys(root, "", Set.of("store", "schema", "worker", "max-age", "redact", "destinations"));
-            Map<String, Node> r = root.entries();
-
-            String store = StoreLocation.DEFAULT;
-            if (r.containsKey("store")) {
-                store = text(r.get("store"), "store");
+            root.rejectUnknownFields(problems, TOP);
+            String store = root.get("store").flatMap(n -> n.asText(problems).filter(text -> {
                 try {
-                    StoreLocation.parse(store);
+                    StoreLocation.parse(text);
+                    return true;
                 } catch (IllegalArgumentException e) {
-                    throw error(r.get("store"), "store", e.getMessage());
+                    problems.add(n, e.getMessage());
+                    return false;
                 }
-            }
-            String schema = r.containsKey("schema") ? text(r.get("schema"), "schema") : null;
-            if (schema != null && !schema.matches("[a-z_][a-z0-9_]{0,62}")) {
-                throw error(r.get("schema"), "schema", "must match [a-z_][a-z0-9_]{0,62}");
-            }
+            })).orElse(StoreLocation.DEFAULT);
+            String schema = root.get("schema").flatMap(n -> n.asText(problems).filter(text -> {
+                if (!text.matches("[a-z_][a-z0-9_]{0,62}")) {
+                    problems.add(n, "must match [a-z_][a-z0-9_]{0,62}, was \"" + text + "\"");
+                    return false;
+                }
+                return true;
+            })).orElse(null);
 
             DeliveryConfig.Builder b = DeliveryConfig.builder();
-            if (r.containsKey("worker")) {
-                Mapping w = mapping(r.get("worker"), "worker");
-                onlyKeys(w, "worker", Set.of("concurrency", "request-timeout", "lease", "poll-interval",
-                        "max-retry-after"));
-                Map<String, Node> we = w.entries();
-                if (we.containsKey("concurrency")) {
-                    b.concurrency(integer(we.get("concurrency"), "worker.concurrency", 1));
-                }
-                if (we.containsKey("request-timeout")) {
-                    b.requestTimeout(duration(we.get("request-timeout"), "worker.request-timeout"));
-                }
-                if (we.containsKey("lease")) {
-                    b.lease(duration(we.get("lease"), "worker.lease"));
-                }
-                if (we.containsKey("poll-interval")) {
-                    b.pollInterval(duration(we.get("poll-interval"), "worker.poll-interval"));
-                }
-                if (we.containsKey("max-retry-after")) {
-                    b.maxRetryAfter(duration(we.get("max-retry-after"), "worker.max-retry-after"));
-                }
-            }
-            if (r.containsKey("max-age")) {
-                Mapping m = mapping(r.get("max-age"), "max-age");
-                for (Map.Entry<String, Node> e : m.entries().entrySet()) {
-                    Duration d = duration(e.getValue(), "max-age." + e.getKey());
-                    if (e.getKey().equals("default")) {
-                        b.defaultMaxAge(d);
-                    } else {
-                        b.maxAge(e.getKey(), d);
-                    }
-                }
-            }
-            if (r.containsKey("redact")) {
-                if (!(r.get("redact") instanceof Sequence s)) {
-                    throw error(r.get("redact"), "redact", "must be a list of JSON paths");
-                }
+            root.get("worker").filter(w -> w.expectMapping(problems, "worker settings")).ifPresent(w -> {
+                w.rejectUnknownFields(problems, WORKER);
+                w.get("concurrency").ifPresent(n -> n.asLong(problems, 1, Integer.MAX_VALUE)
+                        .ifPresent(v -> b.concurrency((int) v)));
+                w.get("request-timeout").flatMap(this::positive).ifPresent(b::requestTimeout);
+                w.get("lease").flatMap(this::positive).ifPresent(b::lease);
+                w.get("poll-interval").flatMap(this::positive).ifPresent(b::pollInterval);
+                w.get("max-retry-after").flatMap(this::positive).ifPresent(b::maxRetryAfter);
+            });
+            root.get("max-age").filter(m -> m.expectMapping(problems, "event type to maximum age")).ifPresent(m ->
+                    m.fields().forEach((type, n) -> positive(n).ifPresent(d -> {
+                        if (type.equals("default")) {
+                            b.defaultMaxAge(d);
+                        } else {
+                            b.maxAge(type, d);
+                        }
+                    })));
+            root.get("redact").filter(r -> r.expectSequence(problems, "JSON paths")).ifPresent(r -> {
                 List<String> paths = new ArrayList<>();
-                for (int i = 0; i < s.items().size(); i++) {
-                    Node item = s.items().get(i);
-                    String path = text(item, "redact[" + i + "]");
-                    try {
-                        JsonRedactor.of(List.of(path));
-                    } catch (IllegalArgumentException e) {
-                        throw error(item, "redact[" + i + "]", e.getMessage());
-                    }
-                    paths.add(path);
+                for (ConfigNode item : r.elements()) {
+                    item.asText(problems).ifPresent(path -> {
+                        try {
+                            JsonRedactor.of(List.of(path));
+                            paths.add(path);
+                        } catch (IllegalArgumentException e) {
+                            problems.add(item, e.getMessage());
+                        }
+                    });
                 }
                 b.redactPaths(paths);
-            }
-            DeliveryConfig config;
+            });
+            DeliveryConfig config = DeliveryConfig.defaults();
             try {
                 config = b.build();
             } catch (IllegalArgumentException e) {
-                Node at = r.getOrDefault("worker", root);
-                throw error(at, "worker", e.getMessage());
+                problems.add(root.get("worker").orElse(root), e.getMessage());
             }
-
             List<Destination> destinations = new ArrayList<>();
-            if (r.containsKey("destinations")) {
-                Mapping ds = mapping(r.get("destinations"), "destinations");
-                for (Map.Entry<String, Node> e : ds.entries().entrySet()) {
-                    destinations.add(destination(e.getKey(), e.getValue()));
-                }
-            }
+            root.get("destinations").filter(d -> d.expectMapping(problems, "destination name to settings"))
+                    .ifPresent(d -> d.fields().forEach((name, node) ->
+                            destination(name, node).ifPresent(destinations::add)));
             return new DeliveryFile(file, store, schema, config, destinations);
         }
 
-        Destination destination(String name, Node node) {
-            String f = "destinations." + name;
-            Mapping m = mapping(node, f);
-            onlyKeys(m, f, Set.of("url", "rate", "secret", "idempotent"));
-            Map<String, Node> e = m.entries();
+        Optional<Destination> destination(String name, ConfigNode node) {
+            if (!node.expectMapping(problems, "url, rate, secret, idempotent")) {
+                return Optional.empty();
+            }
+            node.rejectUnknownFields(problems, DESTINATION);
+            int before = problems.count();
             for (String required : List.of("url", "rate", "secret")) {
-                if (!e.containsKey(required)) {
-                    throw error(m, f + "." + required, "missing (url, rate and secret are required)");
+                if (node.get(required).isEmpty()) {
+                    problems.add(new ConfigProblem(node.source(), node.line(), node.path() + "." + required,
+                            "missing (url, rate and secret are required)"));
                 }
             }
-            URI url;
-            try {
-                url = new URI(text(e.get("url"), f + ".url"));
-            } catch (URISyntaxException x) {
-                throw error(e.get("url"), f + ".url", "not a URL: " + x.getMessage());
-            }
-            Mapping rate = mapping(e.get("rate"), f + ".rate");
-            onlyKeys(rate, f + ".rate", Set.of("per-second", "burst"));
-            if (!rate.entries().containsKey("per-second")) {
-                throw error(rate, f + ".rate.per-second", "missing");
-            }
-            Node ps = rate.entries().get("per-second");
-            double perSecond;
-            try {
-                perSecond = Double.parseDouble(text(ps, f + ".rate.per-second"));
-            } catch (NumberFormatException x) {
-                throw error(ps, f + ".rate.per-second", "must be a number");
-            }
-            if (!(perSecond > 0) || Double.isInfinite(perSecond)) {
-                throw error(ps, f + ".rate.per-second", "must be > 0 (got " + text(ps, "") + ")");
-            }
-            int burst = rate.entries().containsKey("burst")
-                    ? integer(rate.entries().get("burst"), f + ".rate.burst", 1)
-                    : Math.max(1, (int) Math.ceil(perSecond));
-            Node secretNode = e.get("secret");
-            String secret = text(secretNode, f + ".secret");
-            if (secret.startsWith("env:")) {
-                String var = secret.substring(4);
-                secret = env.apply(var);
-                if (secret == null || secret.isBlank()) {
-                    throw error(secretNode, f + ".secret", "environment variable " + var + " is not set");
+            Optional<URI> url = node.get("url").flatMap(n -> n.asText(problems).flatMap(text -> {
+                try {
+                    return Optional.of(new URI(text));
+                } catch (URISyntaxException e) {
+                    problems.add(n, "not a URL: " + e.getMessage());
+                    return Optional.empty();
                 }
+            }));
+            Optional<Rate> rate = node.get("rate").flatMap(this::rate);
+            Optional<String> secret = node.get("secret").flatMap(n -> n.asText(problems).flatMap(text -> {
+                if (!text.startsWith("env:")) {
+                    return Optional.of(text);
+                }
+                String value = env.apply(text.substring(4));
+                if (value == null || value.isBlank()) {
+                    problems.add(n, "environment variable " + text.substring(4) + " is not set");
+                    return Optional.empty();
+                }
+                return Optional.of(value);
+            }));
+            boolean idempotent = node.get("idempotent").map(n -> n.asBoolean(problems).orElse(true)).orElse(true);
+            if (problems.count() != before || url.isEmpty() || rate.isEmpty() || secret.isEmpty()) {
+                return Optional.empty();
             }
-            boolean idempotent = !e.containsKey("idempotent") || bool(e.get("idempotent"), f + ".idempotent");
             try {
-                return new Destination(name, url, new Rate(perSecond, burst), secret, idempotent);
-            } catch (IllegalArgumentException x) {
-                String msg = x.getMessage();
-                Node at = msg.contains("secret") ? secretNode : msg.contains("url") ? e.get("url") : node;
-                String field = msg.contains("secret") ? f + ".secret" : msg.contains("url") ? f + ".url" : f;
-                throw error(at, field, msg);
+                return Optional.of(new Destination(name, url.get(), rate.get(), secret.get(), idempotent));
+            } catch (IllegalArgumentException e) {
+                String message = e.getMessage();
+                String field = message.contains("secret") ? "secret" : message.contains("url") ? "url" : null;
+                problems.add(field == null ? node : node.get(field).orElse(node), message);
+                return Optional.empty();
             }
+        }
+
+        Optional<Rate> rate(ConfigNode node) {
+            if (!node.expectMapping(problems, "per-second, burst")) {
+                return Optional.empty();
+            }
+            node.rejectUnknownFields(problems, RATE);
+            Optional<ConfigNode> perSecondNode = node.get("per-second");
+            if (perSecondNode.isEmpty()) {
+                problems.add(node, "per-second: missing");
+                return Optional.empty();
+            }
+            ConfigNode ps = perSecondNode.get();
+            Optional<Double> perSecond = ps.asDouble(problems, -Double.MAX_VALUE, Double.MAX_VALUE).filter(v -> {
+                if (v <= 0) {
+                    problems.add(ps, "must be > 0, was " + ps.text());
+                    return false;
+                }
+                return true;
+            });
+            OptionalLong burst = node.get("burst").map(n -> n.asLong(problems, 1, Integer.MAX_VALUE))
+                    .orElse(perSecond.map(v -> OptionalLong.of(Math.max(1, (long) Math.ceil(v))))
+                            .orElse(OptionalLong.empty()));
+            if (perSecond.isEmpty() || burst.isEmpty()) {
+                return Optional.empty();
+            }
+            return Optional.of(new Rate(perSecond.get(), (int) burst.getAsLong()));
         }
     }
 }

@@ -1,7 +1,7 @@
 package dev.sluice.delivery.jdbc;
 
 import dev.sluice.delivery.StoreException;
-import dev.sluice.delivery.config.Durations;
+import dev.sluice.config.Durations;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;

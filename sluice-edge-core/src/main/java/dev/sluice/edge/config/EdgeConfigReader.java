@@ -30,8 +30,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Reads the edge's sections of the configuration document and, through
@@ -39,8 +37,9 @@ import java.util.regex.Pattern;
  * Every problem is collected against its node, so one run reports them all, each as
  * {@code file:line: path: message}.
  *
- * <p>Durations are written with a unit: {@code 500ms}, {@code 2s}, {@code 1m}, {@code 1h}. Booleans
- * are YAML booleans. Route fields: {@code method} ({@code GET}, ..., or {@code *}; default {@code *}),
+ * <p>Values use {@code sluice-config}'s shared forms: durations {@code 500ms}, {@code 1.5s}, {@code 1m},
+ * {@code 1h}, {@code 3d}; sizes {@code 16384} or {@code 16KiB}; percentages {@code 20} or {@code 20%};
+ * booleans are YAML booleans. Route fields: {@code method} ({@code GET}, ..., or {@code *}; default {@code *}),
  * {@code path} (required, see {@link PathPattern}), {@code cost} (default 1), {@code criticality}
  * ({@code CRITICAL_PLUS | CRITICAL | SHEDDABLE_PLUS | SHEDDABLE}, default {@code CRITICAL}),
  * {@code anonymous}, {@code dry-run}, {@code idempotency-required} (default false), {@code handler}
@@ -72,8 +71,15 @@ public final class EdgeConfigReader {
             "concurrency-lease"));
     private static final Set<String> LEASE = new LinkedHashSet<>(List.of("units", "ttl"));
     private static final Set<String> OVERRIDE = new LinkedHashSet<>(List.of("q", "w"));
-    private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(ms|s|m|h)");
-    private static final Pattern HOST_PORT = Pattern.compile("(.+):(\\d{1,5})");
+
+    /** Every top-level section of an edge configuration, in the order the documentation lists them. */
+    public static final Set<String> SECTIONS = sections();
+
+    private static Set<String> sections() {
+        Set<String> all = new LinkedHashSet<>(TOP);
+        all.addAll(ProtectionConfigReader.SECTIONS);
+        return java.util.Collections.unmodifiableSet(all);
+    }
 
     /** The routes of a configuration without {@code routes}: the usage endpoint, then everything. */
     public static final List<Route> DEFAULT_ROUTES = List.of(
@@ -93,9 +99,7 @@ public final class EdgeConfigReader {
         if (!root.isMapping()) {
             return fallback(limiter, source);
         }
-        Set<String> top = new LinkedHashSet<>(TOP);
-        top.addAll(ProtectionConfigReader.SECTIONS);
-        root.rejectUnknownFields(problems, top);
+        root.rejectUnknownFields(problems, SECTIONS);
         ListenConfig listen = root.get("listen").map(n -> readListen(n, problems)).orElse(ListenConfig.DEFAULT);
         Optional<AdminConfig> admin = root.get("admin").map(n -> readAdmin(n, problems))
                 .orElse(Optional.of(AdminConfig.DEFAULT));
@@ -130,24 +134,7 @@ public final class EdgeConfigReader {
         Optional<String> keyIdSecret = root.get("key-id-secret").flatMap(n -> readKeyIdSecret(n, problems));
         return new EdgeConfig(listen, admin, upstream, store, problem, softLimit, anonymous, limiter.plans(), keys,
                 new RouteTable(routes), source, files, sites).withProtection(protection).withKeyIdSecret(keyIdSecret)
-                .withRateLimitFields(root.get("rate-limit-fields").map(n -> readOnOff(n, problems)).orElse(true));
-    }
-
-    /** {@code true}/{@code on} or {@code false}/{@code off}; a problem (and the default, on) otherwise. */
-    private static boolean readOnOff(ConfigNode node, ConfigProblems problems) {
-        String text = node.kind() == ConfigNode.Kind.SCALAR ? node.text().strip().toLowerCase(java.util.Locale.ROOT) : "";
-        switch (text) {
-            case "true", "on" -> {
-                return true;
-            }
-            case "false", "off" -> {
-                return false;
-            }
-            default -> {
-                problems.add(node, "must be true, false, on or off, was " + node.describe());
-                return true;
-            }
-        }
+                .withRateLimitFields(root.get("rate-limit-fields").flatMap(n -> n.asOnOff(problems)).orElse(true));
     }
 
     private static EdgeConfig fallback(LimiterConfig limiter, Optional<Path> source) {
@@ -159,34 +146,10 @@ public final class EdgeConfigReader {
 
     // ---- listen / admin -------------------------------------------------------------------------
 
-    private record HostPort(String host, int port) {}
-
-    /** {@code 8080}, {@code "host:8080"}; adds a problem and returns empty otherwise. */
-    private static Optional<HostPort> readHostPort(ConfigNode node, String defaultHost, ConfigProblems problems) {
-        if (node.kind() == ConfigNode.Kind.SCALAR && node.scalarType() == ConfigNode.ScalarType.INTEGER) {
-            OptionalLong port = node.asLong(problems, 0, 65_535);
-            return port.isPresent() ? Optional.of(new HostPort(defaultHost, (int) port.getAsLong())) : Optional.empty();
-        }
-        Optional<String> text = node.asText(problems);
-        if (text.isEmpty()) {
-            return Optional.empty();
-        }
-        Matcher m = HOST_PORT.matcher(text.get().strip());
-        if (!m.matches() || Integer.parseInt(m.group(2)) > 65_535) {
-            problems.add(node, "must be a port or host:port (port 0..65535), was \"" + text.get() + "\"");
-            return Optional.empty();
-        }
-        String host = m.group(1);
-        if (host.startsWith("[") && host.endsWith("]")) {
-            host = host.substring(1, host.length() - 1); // [::1]:8080
-        }
-        return Optional.of(new HostPort(host, Integer.parseInt(m.group(2))));
-    }
-
     private static ListenConfig readListen(ConfigNode node, ConfigProblems problems) {
         ListenConfig d = ListenConfig.DEFAULT;
         if (!node.isMapping()) {
-            return readHostPort(node, d.host(), problems).map(hp -> d.withHost(hp.host()).withPort(hp.port()))
+            return node.asHostPort(problems, d.host()).map(hp -> d.withHost(hp.host()).withPort(hp.port()))
                     .orElse(d);
         }
         node.rejectUnknownFields(problems, LISTEN);
@@ -197,16 +160,8 @@ public final class EdgeConfigReader {
         int headerBytes = (int) intField(node, "max-header-bytes", 256, 1 << 20, d.maxHeaderBytes(), problems);
         int lineBytes = (int) intField(node, "max-request-line-bytes", 64, 1 << 20, d.maxRequestLineBytes(), problems);
         long drain = intField(node, "drain-bound-bytes", 0, 1L << 30, d.drainBoundBytes(), problems);
-        ListenConfig.Transport transport = node.get("transport").flatMap(n -> n.asText(problems).flatMap(t ->
-                switch (t.toLowerCase(Locale.ROOT)) {
-                    case "auto" -> Optional.of(ListenConfig.Transport.AUTO);
-                    case "nio" -> Optional.of(ListenConfig.Transport.NIO);
-                    case "epoll" -> Optional.of(ListenConfig.Transport.EPOLL);
-                    default -> {
-                        problems.add(n, "must be auto, nio or epoll, was \"" + t + "\"");
-                        yield Optional.empty();
-                    }
-                })).orElse(d.transport());
+        ListenConfig.Transport transport = node.get("transport")
+                .flatMap(n -> n.asEnum(problems, ListenConfig.Transport.class)).orElse(d.transport());
         int threads = (int) intField(node, "io-threads", 0, 1024, d.ioThreads(), problems);
         Duration head = positive(node, "request-head-timeout", d.requestHeadTimeout(), problems);
         Duration bodyIdle = positive(node, "body-idle-timeout", d.bodyIdleTimeout(), problems);
@@ -232,7 +187,7 @@ public final class EdgeConfigReader {
             return Optional.empty();
         }
         if (!node.isMapping()) {
-            return Optional.of(readHostPort(node, d.host(), problems).map(hp -> new AdminConfig(hp.host(), hp.port()))
+            return Optional.of(node.asHostPort(problems, d.host()).map(hp -> new AdminConfig(hp.host(), hp.port()))
                     .orElse(d));
         }
         node.rejectUnknownFields(problems, ADMIN);
@@ -403,15 +358,8 @@ public final class EdgeConfigReader {
                 }
             }
         }
-        ProblemConfig.TypeUris types = node.get("types").flatMap(n -> n.asText(problems).flatMap(t ->
-                switch (t.toLowerCase(Locale.ROOT)) {
-                    case "sluice" -> Optional.of(ProblemConfig.TypeUris.SLUICE);
-                    case "iana" -> Optional.of(ProblemConfig.TypeUris.IANA);
-                    default -> {
-                        problems.add(n, "must be sluice or iana, was \"" + t + "\"");
-                        yield Optional.empty();
-                    }
-                })).orElse(d.types());
+        ProblemConfig.TypeUris types = node.get("types")
+                .flatMap(n -> n.asEnum(problems, ProblemConfig.TypeUris.class)).orElse(d.types());
         return new ProblemConfig(base, types);
     }
 
@@ -590,15 +538,8 @@ public final class EdgeConfigReader {
         boolean dryRun = boolField(node, "dry-run", problems);
         boolean idempotency = boolField(node, "idempotency-required", problems);
         Optional<Duration> timeout = node.get("timeout").flatMap(n -> readDuration(n, problems));
-        Route.Handler handler = node.get("handler").flatMap(n -> n.asText(problems).flatMap(t ->
-                switch (t.toLowerCase(Locale.ROOT)) {
-                    case "proxy" -> Optional.of(Route.Handler.PROXY);
-                    case "usage" -> Optional.of(Route.Handler.USAGE);
-                    default -> {
-                        problems.add(n, "must be proxy or usage, was \"" + t + "\"");
-                        yield Optional.empty();
-                    }
-                })).orElse(Route.Handler.PROXY);
+        Route.Handler handler = node.get("handler").flatMap(n -> n.asEnum(problems, Route.Handler.class))
+                .orElse(Route.Handler.PROXY);
         Optional<FailureMode> failureMode = node.get("failure-mode").flatMap(n -> readFailureMode(n, problems));
         if (handler == Route.Handler.USAGE && anonymous) {
             problems.add(node.get("anonymous").orElse(node), "a usage route reports a key's limits: it cannot be "
@@ -618,16 +559,21 @@ public final class EdgeConfigReader {
 
     // ---- scalars ---------------------------------------------------------------------------------
 
-    private static long intField(ConfigNode node, String field, long min, long max, long dflt,
-            ConfigProblems problems) {
+    /**
+     * An integer field, {@code dflt} when absent: a {@code -bytes} field reads sizes ({@code 16384},
+     * {@code 16KiB}), a {@code -percent} field whole percentages ({@code 20}, {@code 20%}); a problem
+     * and {@code dflt} when malformed or outside {@code [min, max]}.
+     */
+    static long intField(ConfigNode node, String field, long min, long max, long dflt, ConfigProblems problems) {
         Optional<ConfigNode> n = node.get(field);
         if (n.isEmpty()) {
             return dflt;
         }
-        String expected = expectedNumber(field, min, max);
-        if (expected != null) {
-            OptionalLong v = n.get().asLong(problems, min, max, expected);
-            return v.isPresent() ? v.getAsLong() : dflt;
+        if (field.endsWith("-bytes")) {
+            return n.get().asBytes(problems, min, max).orElse(dflt);
+        }
+        if (field.endsWith("-percent")) {
+            return n.get().asPercent(problems, min, max).orElse(dflt);
         }
         OptionalLong v = n.get().asLong(problems);
         if (v.isEmpty()) {
@@ -641,64 +587,15 @@ public final class EdgeConfigReader {
         return v.getAsLong();
     }
 
-    /**
-     * What an integer field with a unit holds, with the unit and an example, for error messages:
-     * {@code max-header-bytes} is "a number of bytes like 16384", {@code threshold-percent} "a whole percentage
-     * like 20 (no % sign)"; {@code null} for a plain count ({@code pool-size}, {@code port}).
-     */
-    static String expectedNumber(String field, long min, long max) {
-        if (field.endsWith("-bytes")) {
-            return "a number of bytes like " + Math.max(min, Math.min(max, 16_384));
-        }
-        if (field.endsWith("-percent")) {
-            return "a whole percentage like " + Math.max(min, Math.min(max, 20)) + " (no % sign)";
-        }
-        return null;
-    }
-
     private static boolean boolField(ConfigNode node, String field, ConfigProblems problems) {
-        Optional<ConfigNode> n = node.get(field);
-        if (n.isEmpty()) {
-            return false;
-        }
-        if (n.get().kind() == ConfigNode.Kind.SCALAR && n.get().scalarType() == ConfigNode.ScalarType.BOOLEAN) {
-            return Boolean.parseBoolean(n.get().text());
-        }
-        problems.add(n.get(), "must be true or false, was " + n.get().describe());
-        return false;
+        return node.get(field).flatMap(n -> n.asBoolean(problems)).orElse(false);
     }
 
-    /** A hint for a near miss: a bare number ({@code 5}: "add a unit") or a fraction ({@code 1.5s}). */
-    private static String durationHint(String text) {
-        if (text.matches("\\d{1,9}")) {
-            return " (add a unit: " + text + "s or " + text + "ms)";
-        }
-        if (text.matches("\\d+\\.\\d+\\s*(ms|s|m|h)")) {
-            return " (whole numbers only: use a smaller unit, e.g. 1500ms for 1.5s)";
-        }
-        return "";
-    }
-
-    /** {@code 500ms}, {@code 2s}, {@code 1m}, {@code 1h}; a problem and empty otherwise. */
+    /**
+     * A duration in the shared grammar ({@code 250ms}, {@code 1.5s}, {@code 5m}, {@code 2h}, {@code 3d}),
+     * greater than zero; a problem (with a hint for a near miss) and empty otherwise.
+     */
     static Optional<Duration> readDuration(ConfigNode node, ConfigProblems problems) {
-        String text = node.kind() == ConfigNode.Kind.SCALAR ? node.text().strip() : "";
-        Matcher m = DURATION.matcher(text);
-        if (!m.matches()) {
-            problems.add(node, "must be a duration like 250ms or 2s (units ms, s, m, h), was " + node.describe()
-                    + durationHint(text));
-            return Optional.empty();
-        }
-        long n = Long.parseLong(m.group(1));
-        Duration d = switch (m.group(2)) {
-            case "ms" -> Duration.ofMillis(n);
-            case "s" -> Duration.ofSeconds(n);
-            case "m" -> Duration.ofMinutes(n);
-            default -> Duration.ofHours(n);
-        };
-        if (d.isZero()) {
-            problems.add(node, "must be > 0, was " + text);
-            return Optional.empty();
-        }
-        return Optional.of(d);
+        return node.asDuration(problems, Duration.ofNanos(1), Duration.ofDays(10_000));
     }
 }

@@ -10,7 +10,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
 
 /**
@@ -64,8 +63,8 @@ final class ProtectionConfigReader {
                         yield Optional.empty();
                     }
                 })).orElse(SheddingConfig.Mode.STATIC);
-        int limit = (int) intField(node, "limit", 1, 1_000_000, d.limit(), problems);
-        int reserved = (int) intField(node, "reserved-percent", 0, 100, d.reservedPercent(), problems);
+        int limit = (int) EdgeConfigReader.intField(node, "limit", 1, 1_000_000, d.limit(), problems);
+        int reserved = (int) EdgeConfigReader.intField(node, "reserved-percent", 0, 100, d.reservedPercent(), problems);
         Duration retryAfter = atLeastASecond(node, "retry-after", problems).orElse(d.retryAfter());
         int initial = d.initialLimit();
         int min = d.minLimit();
@@ -74,9 +73,9 @@ final class ProtectionConfigReader {
         if (adaptive.isPresent() && adaptive.get().expectMapping(problems, "initial-limit, min-limit, max-limit")) {
             ConfigNode a = adaptive.get();
             a.rejectUnknownFields(problems, ADAPTIVE);
-            max = (int) intField(a, "max-limit", 1, 1_000_000, max, problems);
-            min = (int) intField(a, "min-limit", 1, 1_000_000, Math.min(min, max), problems);
-            initial = (int) intField(a, "initial-limit", 1, 1_000_000, Math.max(min, Math.min(initial, max)),
+            max = (int) EdgeConfigReader.intField(a, "max-limit", 1, 1_000_000, max, problems);
+            min = (int) EdgeConfigReader.intField(a, "min-limit", 1, 1_000_000, Math.min(min, max), problems);
+            initial = (int) EdgeConfigReader.intField(a, "initial-limit", 1, 1_000_000, Math.max(min, Math.min(initial, max)),
                     problems);
         }
         if (problems.list().size() != before) {
@@ -98,7 +97,7 @@ final class ProtectionConfigReader {
         node.rejectUnknownFields(problems, IDEMPOTENCY);
         Duration retention = node.get("retention").flatMap(n -> EdgeConfigReader.readDuration(n, problems))
                 .orElse(d.retention());
-        int max = (int) intField(node, "max-response-bytes", 0, 64L << 20, d.maxResponseBytes(), problems);
+        int max = (int) EdgeConfigReader.intField(node, "max-response-bytes", 0, 64L << 20, d.maxResponseBytes(), problems);
         Duration lease = node.get("lease").flatMap(n -> EdgeConfigReader.readDuration(n, problems)).orElse(d.lease());
         Optional<IdempotencyConfig.Store> store = node.get("store").flatMap(n -> n.asText(problems).flatMap(t ->
                 switch (t.strip().toLowerCase(Locale.ROOT)) {
@@ -136,10 +135,10 @@ final class ProtectionConfigReader {
         node.rejectUnknownFields(problems, ESCALATION);
         boolean enabled = node.get("enabled").map(n -> n.text().strip().equalsIgnoreCase("true")
                 || !n.text().strip().equalsIgnoreCase("false") && flagProblem(n, problems)).orElse(d.enabled());
-        int threshold = (int) intField(node, "threshold-percent", 1, 100, d.thresholdPercent(), problems);
+        int threshold = (int) EdgeConfigReader.intField(node, "threshold-percent", 1, 100, d.thresholdPercent(), problems);
         Duration window = node.get("window").flatMap(n -> EdgeConfigReader.readDuration(n, problems)).orElse(d.window());
-        int min = (int) intField(node, "min-requests", 1, 1_000_000, d.minRequests(), problems);
-        int doublings = (int) intField(node, "max-doublings", 0, 20, d.maxDoublings(), problems);
+        int min = (int) EdgeConfigReader.intField(node, "min-requests", 1, 1_000_000, d.minRequests(), problems);
+        int doublings = (int) EdgeConfigReader.intField(node, "max-doublings", 0, 20, d.maxDoublings(), problems);
         Duration maxRa = node.get("max-retry-after").flatMap(n -> EdgeConfigReader.readDuration(n, problems))
                 .orElse(d.maxRetryAfter());
         Duration block = node.get("block").flatMap(n -> EdgeConfigReader.readDuration(n, problems)).orElse(d.block());
@@ -165,16 +164,5 @@ final class ProtectionConfigReader {
     private static boolean flagProblem(ConfigNode n, ConfigProblems problems) {
         problems.add(n, "must be true or false, was \"" + n.text() + "\"");
         return false;
-    }
-
-    private static long intField(ConfigNode node, String field, long min, long max, long dflt, ConfigProblems problems) {
-        Optional<ConfigNode> n = node.get(field);
-        if (n.isEmpty()) {
-            return dflt;
-        }
-        String expected = EdgeConfigReader.expectedNumber(field, min, max);
-        OptionalLong v = expected == null ? n.get().asLong(problems, min, max)
-                : n.get().asLong(problems, min, max, expected);
-        return v.isPresent() ? v.getAsLong() : dflt;
     }
 }

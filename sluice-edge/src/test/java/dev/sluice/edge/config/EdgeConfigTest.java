@@ -109,7 +109,7 @@ class EdgeConfigTest {
                         "bad.yaml:1: listen: must be a port or host:port (port 0..65535), was \"nowhere\"",
                         "bad.yaml:2: admin.port: must be in 0..65535, was 70000",
                         "bad.yaml:3: upstream.url: must be an http:// URL, was \"ftp://example.com\"",
-                        "bad.yaml:3: upstream.connect-timeout: must be a duration like 250ms or 2s (units ms, s, m, h), was 2 (add a unit: 2s or 2ms)",
+                        "bad.yaml:3: upstream.connect-timeout: must be a duration like 250ms, 1.5s, 5m, 2h or 3d, was 2 (add a unit: 2s or 2ms)",
                         "bad.yaml:4: store: must be memory or a redis:// URL, was \"mongodb://localhost\"",
                         "bad.yaml:9: plans.free.policies[0].q: must be > 0, was 0",
                         "bad.yaml:13: key-overrides.sk_b: unknown key (declare it under keys first)",

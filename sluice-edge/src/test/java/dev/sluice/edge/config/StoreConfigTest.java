@@ -102,7 +102,7 @@ class StoreConfigTest {
                   replicas: 0
                   decision-timeout: 50
                   failure-mode: open
-                  deny-cache: 1d
+                  deny-cache: 1 day
                   lease: { units: 1 }
                   cluster: yes
                 """ + PLANS + """
@@ -115,9 +115,9 @@ class StoreConfigTest {
                     assertThat(e.problems()).extracting(ConfigProblem::toString).contains(
                             "bad.yaml:2: store.url: must be a redis:// or rediss:// URL, was \"http://***@redis.internal:6379\"",
                             "bad.yaml:3: store.replicas: must be in 1..10000, was 0",
-                            "bad.yaml:4: store.decision-timeout: must be a duration like 250ms or 2s (units ms, s, m, h), was 50 (add a unit: 50s or 50ms)",
+                            "bad.yaml:4: store.decision-timeout: must be a duration like 250ms, 1.5s, 5m, 2h or 3d, was 50 (add a unit: 50s or 50ms)",
                             "bad.yaml:5: store.failure-mode: must be fail-open-degraded or fail-closed, was \"open\"",
-                            "bad.yaml:6: store.deny-cache: must be a duration like 250ms or 2s (units ms, s, m, h), was \"1d\"",
+                            "bad.yaml:6: store.deny-cache: must be a duration like 250ms, 1.5s, 5m, 2h or 3d, was \"1 day\" (units are ms, s, m, h, d: write 1d)",
                             "bad.yaml:7: store.lease: ttl: required (how long a lease may be spent, e.g. 1s)",
                             "bad.yaml:7: store.lease.units: must be in 2..1000000, was 1",
                             "bad.yaml:17: routes[0].failure-mode: must be fail-open-degraded or fail-closed, was \"sometimes\"")

@@ -19,6 +19,19 @@ public interface DemoEdge extends AutoCloseable {
         return "";
     }
 
+    /**
+     * The fleet's limit in units per second: the sum over its keys of each key's sustained burst rate
+     * ({@code q/w}); 0 when unknown.
+     */
+    default double limitPerSecond() {
+        return 0;
+    }
+
+    /** Requests the edge answered itself as part of a retry loop (SPEC §3.12) so far. */
+    default long escalated() {
+        return 0;
+    }
+
     /** Stops the edge. */
     @Override
     void close();

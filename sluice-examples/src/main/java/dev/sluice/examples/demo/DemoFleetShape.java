@@ -6,20 +6,20 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * How the demo divides its clients among plans and keys: 60 % on the Free plan, three clients to a
- * key; 10 % on the small-quota Trial plan, two to a key; the rest on Pro, three to a key. Keys are
- * generated ({@code sk_demo_free_001}, ...) and bound by the demo, so any client count works with
- * the plans of {@code examples/shiplane.yaml}.
+ * How the demo divides its clients among plans and keys: 90 % on the Free plan, three clients to a
+ * key; 10 % on the small-quota Trial plan, two to a key. Keys are generated
+ * ({@code sk_demo_free_001}, ...) and bound by the demo, so any client count works with the plans of
+ * {@code examples/shiplane.yaml}.
  *
- * <p>Why these numbers: three Free clients at 4 calls/s each offer about 14 units/s to a key whose
- * burst policy refills 10/s (batches cost 10), so Free keys spend part of every second rate limited;
- * two Trial clients spend a 150-unit daily quota in about 15 s, after which every Trial call is
- * {@code quota_exhausted}; Pro keys stay well under their limit.
+ * <p>Why these numbers: at the default 2.25 calls/s each, a Free key's three clients ask for about
+ * 8 units/s (label buys and quotes cost 1, a batch of ten costs 10) of the 10/s its burst policy
+ * refills: the fleet runs close to its limit, as the incident's did, and still under the 90 % the
+ * SDK paces at. Two Trial clients spend a 60-unit daily quota in about 12 s, before the blip, after
+ * which every Trial call is {@code quota_exhausted}.
  */
 final class DemoFleetShape {
 
     static final String FREE = "free";
-    static final String PRO = "pro";
     static final String TRIAL = "trial";
 
     private DemoFleetShape() {
@@ -27,13 +27,11 @@ final class DemoFleetShape {
 
     /** The groups of a fleet of {@code clients}, each client calling {@code rate} times a second. */
     static List<Tenancy> groups(int clients, double rate) {
-        int free = (int) Math.round(clients * 0.6);
         int trial = (int) Math.round(clients * 0.1);
-        int pro = clients - free - trial;
+        int free = clients - trial;
         List<Tenancy> groups = new ArrayList<>();
         groups.add(new Tenancy(FREE, keys(FREE, ceilDiv(free, 3)), free, rate));
         groups.add(new Tenancy(TRIAL, keys(TRIAL, ceilDiv(trial, 2)), trial, rate));
-        groups.add(new Tenancy(PRO, keys(PRO, ceilDiv(pro, 3)), pro, rate));
         return groups;
     }
 

@@ -1,18 +1,20 @@
 package dev.sluice.examples.demo;
 
-import dev.sluice.examples.demo.fleet.CallResult;
-import dev.sluice.examples.demo.fleet.CallTotals;
 import dev.sluice.examples.demo.fleet.CallTransport;
+import dev.sluice.examples.demo.fleet.CarefulRetryTransport;
+import dev.sluice.examples.demo.fleet.ClientKind;
 import dev.sluice.examples.demo.fleet.Fleet;
+import dev.sluice.examples.demo.fleet.NaiveRetryTransport;
 import dev.sluice.examples.demo.fleet.OperationMix;
-import dev.sluice.examples.demo.fleet.PlainRetryTransport;
 import dev.sluice.examples.demo.fleet.SdkTransport;
+import dev.sluice.examples.demo.fleet.SourceAddresses;
 import dev.sluice.examples.demo.fleet.Tenancy;
+import dev.sluice.examples.demo.report.ComparisonReport;
+import dev.sluice.examples.demo.report.ComparisonTable;
 import dev.sluice.examples.demo.report.HtmlReport;
 import dev.sluice.examples.demo.report.LiveTable;
 import dev.sluice.examples.demo.report.RunReport;
 import dev.sluice.examples.demo.series.SecondCounts;
-import dev.sluice.examples.demo.series.Series;
 import dev.sluice.examples.demo.series.SeriesRecorder;
 import dev.sluice.examples.shiplane.ShiplaneConfig;
 import dev.sluice.examples.shiplane.ShiplaneServer;
@@ -23,9 +25,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.SplittableRandom;
@@ -34,13 +36,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * One run of {@code sluice demo}: Shiplane on a free port, the edge in front of it with the demo's
- * configuration, and a fleet of virtual clients calling through the edge over loopback HTTP for the
- * run's duration, with Shiplane blipping (answering 503) in the middle. Prints the live table while
- * it runs, then writes the HTML report and prints its path.
+ * One run of {@code sluice demo}: the same fleet, edge and blip once per client compared
+ * ({@link DemoSettings#kinds()}: the naive retry loop, the careful retry, the Sluice SDK), one after
+ * the other, each on a fresh Shiplane and a fresh edge so that no client inherits another's quota,
+ * idempotency records or escalations. Each run prints its live table; at the end the comparison of
+ * the headline figures is printed and the HTML report written.
  *
- * <p>{@link #run()} blocks until the run is over. {@link #requestStop()} (a Ctrl-C shutdown hook)
- * ends it early: the fleet stops, the edge and Shiplane close, and the report of what ran is still
+ * <p>{@link #run()} blocks until the runs are over. {@link #requestStop()} (a Ctrl-C shutdown hook)
+ * ends them early: the fleet stops, the edge and Shiplane close, and the report of what ran is still
  * written; {@link #awaitFinished(Duration)} lets the hook wait for that. Time must be the system
  * clock: the fleet and this loop park real threads.
  */
@@ -51,20 +54,28 @@ public final class DemoRun {
      * sooner than this after its end and no later than {@link #ROW_MAX_WAIT_NANOS}.
      */
     static final long ROW_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
-    static final long ROW_MAX_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(1_000);
+    static final long ROW_MAX_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(2_500);
     private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     private static final Duration FLEET_STOP_GRACE = Duration.ofSeconds(1);
-    /** Seconds recorded past the run: the fleet's stop takes at most its grace plus two seconds. */
-    private static final int STOP_SLACK_SECONDS = 4;
+    /** Seconds recorded past the run: the fleet's stop takes its grace plus at most about 6 s more. */
+    private static final int STOP_SLACK_SECONDS = 15;
+    /** During the blip, this share of Shiplane's answers is slow instead of a 503 (an overloaded API stalls too). */
+    static final double BLIP_SLOW_SHARE = 0.3;
+    /** How long a slow answer of the blip takes: past every client's attempt timeout ({@link Fleet#ATTEMPT_TIMEOUT}). */
+    static final Duration BLIP_SLOW_LATENCY = Duration.ofSeconds(6);
+
+    /** How long the throwaway warm-up run lasts. */
+    static final Duration WARM_UP = Duration.ofSeconds(8);
 
     private final DemoSettings settings;
     private final DemoEdge.Starter edges;
     private final TimeSource time;
     private final PrintWriter out;
     private final boolean terminal;
+    private final Optional<Path> edgeLog;
     private final CountDownLatch finished = new CountDownLatch(1);
     private volatile boolean stopRequested;
-    private int printedRows; // rows of the live table printed so far (the run's thread only)
+    private boolean ran;
 
     /**
      * @param settings what to run
@@ -72,13 +83,21 @@ public final class DemoRun {
      * @param time the system clock (see the class comment)
      * @param out where the table and messages go
      * @param terminal whether {@code out} is an interactive terminal (progress line)
+     * @param edgeLog the file the edge's log goes to, named in the setup block, if the caller sent it to one
      */
-    public DemoRun(DemoSettings settings, DemoEdge.Starter edges, TimeSource time, PrintWriter out, boolean terminal) {
+    public DemoRun(DemoSettings settings, DemoEdge.Starter edges, TimeSource time, PrintWriter out, boolean terminal,
+            Optional<Path> edgeLog) {
         this.settings = Objects.requireNonNull(settings, "settings");
         this.edges = Objects.requireNonNull(edges, "edges");
         this.time = Objects.requireNonNull(time, "time");
         this.out = Objects.requireNonNull(out, "out");
         this.terminal = terminal;
+        this.edgeLog = Objects.requireNonNull(edgeLog, "edgeLog");
+    }
+
+    /** A run whose edge log is wherever the logging configuration sends it. */
+    public DemoRun(DemoSettings settings, DemoEdge.Starter edges, TimeSource time, PrintWriter out, boolean terminal) {
+        this(settings, edges, time, out, terminal, Optional.empty());
     }
 
     /** Asks a running demo to stop now and write its report; returns at once. */
@@ -94,71 +113,157 @@ public final class DemoRun {
     /**
      * Runs the demo.
      *
-     * @return the run's numbers and the report written
+     * @return the runs' numbers and the report written
      * @throws IllegalStateException if this instance already ran
      * @throws IllegalArgumentException if the configuration lacks the plans the demo needs
      * @throws IOException if Shiplane or the edge cannot listen, or the report cannot be written
      * @throws dev.sluice.config.ConfigException if the edge configuration is invalid
      */
-    public DemoResult run() throws IOException {
-        if (finished.getCount() == 0 || printedRows > 0) {
+    public synchronized DemoResult run() throws IOException {
+        if (ran) {
             throw new IllegalStateException("a DemoRun runs once");
         }
+        ran = true;
         try {
-            return runFleet();
+            return runAll();
         } finally {
             finished.countDown();
         }
     }
 
-    private DemoResult runFleet() throws IOException {
+    private DemoResult runAll() throws IOException {
         List<Tenancy> groups = DemoFleetShape.groups(settings.clients(), settings.callsPerSecondPerClient());
-        ShiplaneConfig upstreamConfig = ShiplaneConfig.defaults().withPort(0).withRandom(new SplittableRandom(settings.seed()));
+        SourceAddresses addresses = SourceAddresses.distinctWhereAvailable();
+        LiveTable text = new LiveTable(out, terminal, false);
+        List<String> setup = setup(groups, addresses);
+        setup.forEach(text::line);
+        text.line(String.format(Locale.ROOT, "warming up: the fleet for %d s, uncounted (a first run on a cold JVM would"
+                + " time out where the later ones do not) ...", WARM_UP.toSeconds()));
+        warmUp(groups, addresses);
+        Instant startedAt = time.now();
+        List<RunReport> runs = new ArrayList<>();
+        int n = 0;
+        for (ClientKind kind : settings.kinds()) {
+            if (stopRequested) {
+                break;
+            }
+            n++;
+            runs.add(runOne(kind, n, groups, addresses));
+        }
+        ComparisonReport report = new ComparisonReport(startedAt, setup, runs, BLIP_SLOW_SHARE, BLIP_SLOW_LATENCY);
+        Path file = settings.report().toAbsolutePath();
+        HtmlReport.write(report, file);
+        text.line("");
+        if (runs.size() < settings.kinds().size() || runs.stream().anyMatch(RunReport::interrupted)) {
+            text.line("stopped early: " + runs.size() + " of " + settings.kinds().size() + " clients ran");
+        }
+        ComparisonTable.lines(report).forEach(text::line);
+        text.line("");
+        text.line("report: " + file);
+        return new DemoResult(report, file);
+    }
+
+    private RunReport runOne(ClientKind kind, int n, List<Tenancy> groups, SourceAddresses addresses)
+            throws IOException {
+        ShiplaneConfig upstreamConfig = ShiplaneConfig.defaults().withPort(0)
+                .withRandom(new SplittableRandom(settings.seed())).withSlowBlip(BLIP_SLOW_SHARE, BLIP_SLOW_LATENCY);
         try (ShiplaneServer shiplane = ShiplaneServer.start(upstreamConfig);
                 DemoEdge edge = edges.start(settings, shiplane.baseUri(), groups)) {
             SeriesRecorder recorder = new SeriesRecorder(time, settings.durationSeconds() + STOP_SLACK_SECONDS);
-            try (CallTransport.Factory transports = transports(edge.baseUri(), recorder);
+            try (CallTransport.Factory transports = transports(kind, edge.baseUri());
                     Fleet fleet = new Fleet(edge.baseUri(), Tenancy.clients(groups), OperationMix.shiplane(), transports,
-                            recorder, time, rampUp(), settings.seed())) {
-                LiveTable table = new LiveTable(out, terminal, transports.isSdk());
-                List<String> setup = setup(edge, shiplane, groups, transports);
-                setup.forEach(line -> table.line(line));
+                            recorder, time, rampUp(), settings.seed(), addresses)) {
+                LiveTable table = new LiveTable(out, terminal, kind == ClientKind.SDK);
                 table.line("");
+                table.line(String.format(Locale.ROOT, "[%d/%d] %s: %s", n, settings.kinds().size(), kind.label(),
+                        kind.description()));
+                table.line("      edge " + edge.baseUri() + ", Shiplane " + shiplane.baseUri());
+                fleet.prepare(Duration.ofSeconds(10));
                 table.header();
 
                 Instant startedAt = time.now();
                 recorder.start();
                 fleet.start();
-                long ranNanos = timeline(recorder, fleet, shiplane, table);
+                long ranNanos = timeline(recorder, fleet, shiplane, table, kind);
                 fleet.stop(FLEET_STOP_GRACE);
                 shiplane.blip(false);
-                String edgeSummary = edge.summary();
-                if (!edgeSummary.isEmpty()) {
-                    setup.add(edgeSummary);
-                }
 
                 int secondsRun = (int) Math.min(settings.durationSeconds(), (ranNanos + 999_999_999L) / 1_000_000_000L);
                 List<SecondCounts> seconds = recorder.seconds(secondsRun);
-                for (int s = printedRows; s < secondsRun; s++) {
+                for (int s = table.rowsPrinted(); s < secondsRun; s++) {
                     table.row(seconds.get(s), note(s));
                 }
                 SecondCounts afterRun = recorder.sum(secondsRun, recorder.capacitySeconds());
-                Optional<SecondCounts> stopping = java.util.Arrays.stream(afterRun.values()).anyMatch(v -> v > 0)
+                Optional<SecondCounts> stopping = Arrays.stream(afterRun.values()).anyMatch(v -> v > 0)
                         ? Optional.of(afterRun) : Optional.empty();
                 stopping.ifPresent(table::stoppingRow);
                 boolean interrupted = ranNanos < settings.durationSeconds() * 1_000_000_000L;
-                RunReport report = new RunReport(startedAt, settings.durationSeconds(), interrupted, setup,
-                        transports.isSdk(), blipWindow(secondsRun), seconds, stopping, fleet.totals(), shiplane.stats());
-                Path file = settings.report().toAbsolutePath();
-                HtmlReport.write(report, file);
-                summary(table, report, file, interrupted, edgeSummary);
-                return new DemoResult(report, file);
+                long escalated = edge.escalated();
+                List<String> notes = new ArrayList<>();
+                String summary = edge.summary();
+                if (!summary.isEmpty()) {
+                    notes.add(summary);
+                }
+                notes.add(escalated > 0
+                        ? String.format(Locale.ROOT, "edge:   answered %,d requests itself as a retry loop's (SPEC 3.12:"
+                                + " early retries of one key and address get a doubled Retry-After, then a block):"
+                                + " that is the edge protecting Shiplane from this client", escalated)
+                        : "edge:   escalated no client as a retry loop (SPEC 3.12)");
+                notes.forEach(table::line);
+                return new RunReport(kind, startedAt, settings.durationSeconds(), interrupted, blipWindow(secondsRun),
+                        seconds, stopping, fleet.totals(), shiplane.stats(), edge.limitPerSecond(), escalated, notes);
+            }
+        }
+    }
+
+    /**
+     * Runs the fleet for {@link #WARM_UP} through a throwaway Shiplane and edge, no blip, its clients
+     * taking the compared clients in turn, and counts nothing of it: the first measured run on a cold
+     * JVM (the JIT has not compiled the edge's, the JDK client's or the SDK's paths; the heap is
+     * small) times out where the later ones do not, and the comparison must not measure that.
+     */
+    private void warmUp(List<Tenancy> groups, SourceAddresses addresses) throws IOException {
+        ShiplaneConfig upstreamConfig = ShiplaneConfig.defaults().withPort(0).withRandom(new SplittableRandom(settings.seed()));
+        try (ShiplaneServer shiplane = ShiplaneServer.start(upstreamConfig);
+                DemoEdge edge = edges.start(settings, shiplane.baseUri(), groups)) {
+            SeriesRecorder ignored = new SeriesRecorder(time, 1);
+            List<CallTransport.Factory> factories = new ArrayList<>();
+            for (ClientKind kind : settings.kinds()) {
+                factories.add(transports(kind, edge.baseUri()));
+            }
+            CallTransport.Factory mixed = new CallTransport.Factory() {
+                @Override
+                public CallTransport create(dev.sluice.examples.demo.fleet.ClientSpec spec, java.net.http.HttpClient http,
+                        java.util.random.RandomGenerator random) {
+                    return factories.get(spec.id() % factories.size()).create(spec, http, random);
+                }
+
+                @Override
+                public ClientKind kind() {
+                    return factories.get(0).kind();
+                }
+
+                @Override
+                public void close() {
+                    factories.forEach(CallTransport.Factory::close);
+                }
+            };
+            try (Fleet fleet = new Fleet(edge.baseUri(), Tenancy.clients(groups), OperationMix.shiplane(), mixed, ignored,
+                    time, rampUp(), settings.seed() + 1, addresses)) {
+                fleet.prepare(Duration.ofSeconds(10));
+                fleet.start();
+                long until = time.nanoTime() + WARM_UP.toNanos();
+                while (time.nanoTime() - until < 0 && !stopRequested) {
+                    LockSupport.parkNanos(TICK_NANOS);
+                }
+                fleet.stop(Duration.ZERO);
             }
         }
     }
 
     /** Drives the blip and prints rows until the run's end or a stop request; returns the nanos run. */
-    private long timeline(SeriesRecorder recorder, Fleet fleet, ShiplaneServer shiplane, LiveTable table) {
+    private long timeline(SeriesRecorder recorder, Fleet fleet, ShiplaneServer shiplane, LiveTable table,
+            ClientKind kind) {
         long start = recorder.startNanos();
         long duration = settings.durationSeconds() * 1_000_000_000L;
         long blipFrom = settings.blipAtSeconds() * 1_000_000_000L;
@@ -177,19 +282,19 @@ public final class DemoRun {
                     blipEnded = true;
                 }
             }
-            while (printedRows < settings.durationSeconds()) {
-                long sinceEnd = elapsed - (printedRows + 1) * 1_000_000_000L;
-                SecondCounts row = recorder.second(printedRows);
+            while (table.rowsPrinted() < settings.durationSeconds()) {
+                int next = table.rowsPrinted();
+                long sinceEnd = elapsed - (next + 1) * 1_000_000_000L;
+                SecondCounts row = recorder.second(next);
                 if (sinceEnd < ROW_GRACE_NANOS || (row.unanswered() > 0 && sinceEnd < ROW_MAX_WAIT_NANOS)) {
                     break;
                 }
-                table.row(row, note(printedRows));
-                printedRows++;
+                table.row(row, note(next));
             }
             if (elapsed >= duration || stopRequested) {
                 return Math.min(elapsed, duration);
             }
-            table.progress(progress(elapsed, duration, fleet, shiplane));
+            table.progress(progress(elapsed, duration, fleet, shiplane, kind));
             LockSupport.parkNanos(TICK_NANOS);
         }
     }
@@ -199,10 +304,11 @@ public final class DemoRun {
         return Duration.ofMillis(Math.min(2_000, settings.durationSeconds() * 250L));
     }
 
-    private CallTransport.Factory transports(java.net.URI edge, SeriesRecorder recorder) {
-        return switch (settings.client()) {
-            case PLAIN -> PlainRetryTransport.factory(recorder);
-            case SDK -> SdkTransport.factory(edge, recorder, time);
+    private CallTransport.Factory transports(ClientKind kind, java.net.URI edge) {
+        return switch (kind) {
+            case NAIVE -> NaiveRetryTransport.factory();
+            case CAREFUL -> CarefulRetryTransport.factory();
+            case SDK -> SdkTransport.factory(edge, time);
         };
     }
 
@@ -211,7 +317,7 @@ public final class DemoRun {
             return "";
         }
         boolean in = second + 1 > settings.blipAtSeconds() && second < settings.blipAtSeconds() + settings.blipForSeconds();
-        return in ? "<- blip (Shiplane answers 503)" : "";
+        return in ? "<- blip (Shiplane answers 503 or stalls)" : "";
     }
 
     private Optional<RunReport.Blip> blipWindow(int secondsRun) {
@@ -222,35 +328,43 @@ public final class DemoRun {
                 Math.min(secondsRun, settings.blipAtSeconds() + settings.blipForSeconds())));
     }
 
-    private String progress(long elapsedNanos, long durationNanos, Fleet fleet, ShiplaneServer shiplane) {
+    private String progress(long elapsedNanos, long durationNanos, Fleet fleet, ShiplaneServer shiplane,
+            ClientKind kind) {
         double elapsed = elapsedNanos / 1e9;
         String blip;
         if (!settings.hasBlip()) {
             blip = "no blip";
         } else if (shiplane.blipping()) {
-            blip = "BLIP: Shiplane answers 503";
+            blip = "BLIP: Shiplane answers 503 or stalls";
         } else if (elapsed < settings.blipAtSeconds()) {
             blip = String.format(Locale.ROOT, "blip in %.0f s", Math.ceil(settings.blipAtSeconds() - elapsed));
         } else {
             blip = "blip over";
         }
-        return String.format(Locale.ROOT, "%s %2.0f/%d s  %s  calls %,d  in flight %d  (Ctrl-C stops and writes the report)",
-                LiveTable.bar(elapsedNanos, durationNanos, 30), Math.floor(elapsed), settings.durationSeconds(), blip,
-                fleet.totals().calls(), fleet.inFlight());
+        return String.format(Locale.ROOT, "%s %s %2.0f/%d s  %s  calls %,d  in progress %d  (Ctrl-C stops and writes the report)",
+                kind.label(), LiveTable.bar(elapsedNanos, durationNanos, 30), Math.floor(elapsed),
+                settings.durationSeconds(), blip, fleet.totals().calls(), fleet.callsInProgress());
     }
 
-    private List<String> setup(DemoEdge edge, ShiplaneServer shiplane, List<Tenancy> groups,
-            CallTransport.Factory transports) {
+    private List<String> setup(List<Tenancy> groups, SourceAddresses addresses) {
         List<String> lines = new ArrayList<>();
+        StringBuilder kinds = new StringBuilder();
+        for (ClientKind k : settings.kinds()) {
+            kinds.append(kinds.isEmpty() ? "" : ", ").append(k.label());
+        }
         lines.add("sluice demo: Shiplane behind the Sluice edge, " + settings.clients() + " clients for "
-                + settings.durationSeconds() + " s");
-        lines.add("  edge      " + edge.baseUri() + "  " + edge.description());
+                + settings.durationSeconds() + " s, once per client: " + kinds);
+        lines.add("  edge      config " + settings.config() + " + the demo's keys (a fresh edge for each client)");
         String blip = settings.hasBlip()
-                ? "; blip (503) from " + settings.blipAtSeconds() + " s to " + (settings.blipAtSeconds()
-                        + settings.blipForSeconds()) + " s"
+                ? String.format(Locale.ROOT, "; blip from %d s to %d s: %.0f %% of answers 503 (Retry-After 1),"
+                        + " %.0f %% stall %d s (the label is bought; every client's attempt timeout is %d s)",
+                        settings.blipAtSeconds(), settings.blipAtSeconds() + settings.blipForSeconds(),
+                        100 * (1 - BLIP_SLOW_SHARE), 100 * BLIP_SLOW_SHARE, BLIP_SLOW_LATENCY.toSeconds(),
+                        Fleet.ATTEMPT_TIMEOUT.toSeconds())
                 : "; no blip";
-        lines.add(String.format(Locale.ROOT, "  upstream  Shiplane %s, answers in %d ms +/- %d ms%s", shiplane.baseUri(),
-                shiplane.config().latency().toMillis(), shiplane.config().latencyJitter().toMillis(), blip));
+        ShiplaneConfig shiplane = ShiplaneConfig.defaults();
+        lines.add(String.format(Locale.ROOT, "  upstream  Shiplane, answers in %d ms +/- %d ms%s",
+                shiplane.latency().toMillis(), shiplane.latencyJitter().toMillis(), blip));
         StringBuilder fleet = new StringBuilder("  fleet     ");
         String sep = "";
         for (Tenancy t : groups) {
@@ -262,50 +376,14 @@ public final class DemoRun {
             sep = ", ";
         }
         OperationMix mix = OperationMix.shiplane();
-        fleet.append(String.format(Locale.ROOT, "; %s calls/s each (%d %% label buys, %d %% quotes, %d %% batches of 10)",
-                trim(settings.callsPerSecondPerClient()), mix.buyLabelPercent(), mix.quotePercent(), mix.batchPercent()));
+        fleet.append(String.format(Locale.ROOT, "; %s calls/s each at Poisson arrivals, whether or not earlier calls are"
+                + " still retrying (%d %% label buys, %d %% quotes, %d %% batches of 10); first calls over a %d ms ramp",
+                trim(settings.callsPerSecondPerClient()), mix.buyLabelPercent(), mix.quotePercent(), mix.batchPercent(),
+                rampUp().toMillis()));
         lines.add(fleet.toString());
-        lines.add("  client    " + transports.description());
+        lines.add("  sources   " + addresses.describe(settings.clients()));
+        edgeLog.ifPresent(log -> lines.add("  edge log  " + log.toAbsolutePath() + " (nothing the edge logs goes into the table)"));
         return lines;
-    }
-
-    private void summary(LiveTable table, RunReport report, Path file, boolean interrupted, String edgeSummary) {
-        Map<Series, Long> t = report.totals();
-        long offered = t.get(Series.OFFERED);
-        table.line("");
-        if (interrupted) {
-            table.line("stopped early after " + report.seconds().size() + " s");
-        }
-        StringBuilder totals = new StringBuilder(String.format(Locale.ROOT,
-                "totals: offered %,d, admitted %,d (%s), 429 rate_limited %,d, 429 quota_exhausted %,d, 503 %,d, retries %,d (%s of offered)",
-                offered, t.get(Series.ADMITTED), pct(t.get(Series.ADMITTED), offered), t.get(Series.RATE_LIMITED),
-                t.get(Series.QUOTA_EXHAUSTED), t.get(Series.UNAVAILABLE), t.get(Series.RETRIES),
-                pct(t.get(Series.RETRIES), offered)));
-        if (report.sdk()) {
-            totals.append(String.format(Locale.ROOT, ", local drops %,d, budget exhaustions %,d",
-                    t.get(Series.LOCAL_DROPS), t.get(Series.BUDGET_EXHAUSTED)));
-        }
-        table.line(totals.toString());
-        CallTotals calls = report.calls();
-        StringBuilder ended = new StringBuilder(String.format(Locale.ROOT, "calls:  %,d made, %,d succeeded (%s)",
-                calls.calls(), calls.get(CallResult.Kind.SUCCEEDED),
-                pct(calls.get(CallResult.Kind.SUCCEEDED), calls.calls())));
-        for (CallResult.Kind k : CallResult.Kind.values()) {
-            if (k != CallResult.Kind.SUCCEEDED && calls.get(k) > 0) {
-                ended.append(String.format(Locale.ROOT, ", %,d %s", calls.get(k), k.describe()));
-            }
-        }
-        table.line(ended.toString());
-        if (!edgeSummary.isEmpty()) {
-            table.line(edgeSummary);
-        }
-        table.line(String.format(Locale.ROOT, "Shiplane created %,d labels; %,d of them bought twice under one Idempotency-Key",
-                report.upstream().labelsCreated(), report.upstream().duplicateLabels()));
-        table.line("report: " + file);
-    }
-
-    private static String pct(long part, long whole) {
-        return whole == 0 ? "0 %" : String.format(Locale.ROOT, "%.1f %%", 100.0 * part / whole);
     }
 
     private static String trim(double v) {

@@ -1,13 +1,16 @@
 package dev.sluice.examples.demo;
 
+import dev.sluice.examples.demo.fleet.ClientKind;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Objects;
 
 /**
- * What {@code sluice demo} runs. Immutable; start from {@link #defaults()}.
+ * What {@code sluice demo} runs. Immutable; start from {@link #defaults()}. The fleet, edge and blip
+ * are run once per client of {@link #kinds()}, one after the other, each on a fresh Shiplane and edge.
  *
  * @param clients virtual clients in the fleet (1..5,000; default 200)
- * @param durationSeconds how long the fleet runs (1..3,600; default 60)
+ * @param durationSeconds how long each client's run lasts (1..3,600; default 40)
  * @param blipAtSeconds when Shiplane starts answering 503, seconds after the start (default: the
  *     middle, {@code durationSeconds / 2})
  * @param blipForSeconds how long the blip lasts; 0 for no blip (default 5)
@@ -15,10 +18,11 @@ import java.util.Objects;
  * @param config the edge configuration to start from (default {@code examples/shiplane.yaml})
  * @param report where to write the HTML report (default {@code demo-report.html})
  * @param seed the root of the fleet's randomness and Shiplane's (default 42)
- * @param callsPerSecondPerClient each client's mean call rate (default 4)
- * @param trialDailyQuota the daily quota of the demo's Trial plan, small so that it runs out during
- *     the run and {@code quota_exhausted} shows (default 150)
- * @param client which HTTP client the fleet uses
+ * @param callsPerSecondPerClient each client's mean call rate (default 2.25: a Free key's three
+ *     clients ask for about 80 % of its limit)
+ * @param trialDailyQuota the daily quota of the demo's Trial plan, small so that it runs out before
+ *     the blip and {@code quota_exhausted} shows (default 60)
+ * @param kinds the clients compared, in the order they run (default naive, careful, Sluice SDK)
  */
 public record DemoSettings(
         int clients,
@@ -31,15 +35,7 @@ public record DemoSettings(
         long seed,
         double callsPerSecondPerClient,
         long trialDailyQuota,
-        ClientKind client) {
-
-    /** The fleet's HTTP client. */
-    public enum ClientKind {
-        /** The JDK client with a simple Retry-After + jitter retry loop. */
-        PLAIN,
-        /** The Sluice SDK (pacing, retry budget, adaptive throttling). */
-        SDK
-    }
+        List<ClientKind> kinds) {
 
     public static final int MAX_CLIENTS = 5_000;
     public static final int MAX_DURATION_SECONDS = 3_600;
@@ -47,7 +43,10 @@ public record DemoSettings(
     public DemoSettings {
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(report, "report");
-        Objects.requireNonNull(client, "client");
+        kinds = List.copyOf(kinds);
+        if (kinds.isEmpty() || kinds.stream().distinct().count() != kinds.size()) {
+            throw new IllegalArgumentException("the clients to compare must be one or more, each once: " + kinds);
+        }
         if (clients < 1 || clients > MAX_CLIENTS) {
             throw new IllegalArgumentException("--clients must be 1.." + MAX_CLIENTS + ", was " + clients);
         }
@@ -80,10 +79,13 @@ public record DemoSettings(
         }
     }
 
-    /** 200 clients for 60 s, a 5 s blip at 30 s, free ports, {@code examples/shiplane.yaml}. */
+    /**
+     * 200 clients for 40 s per client, a 5 s blip at 20 s, free ports, {@code examples/shiplane.yaml},
+     * the three clients.
+     */
     public static DemoSettings defaults() {
-        return new DemoSettings(200, 60, 30, 5, 0, Path.of("examples", "shiplane.yaml"), Path.of("demo-report.html"),
-                42, 4.0, 150, ClientKind.SDK);
+        return new DemoSettings(200, 40, 20, 5, 0, Path.of("examples", "shiplane.yaml"), Path.of("demo-report.html"),
+                42, 2.25, 60, List.of(ClientKind.values()));
     }
 
     /** Whether this run has a blip. */
@@ -93,7 +95,7 @@ public record DemoSettings(
 
     public DemoSettings withClients(int n) {
         return new DemoSettings(n, durationSeconds, blipAtSeconds, blipForSeconds, edgePort, config, report, seed,
-                callsPerSecondPerClient, trialDailyQuota, client);
+                callsPerSecondPerClient, trialDailyQuota, kinds);
     }
 
     /**
@@ -103,7 +105,7 @@ public record DemoSettings(
     public DemoSettings withDuration(int seconds) {
         int at = seconds / 2;
         return new DemoSettings(clients, seconds, at, Math.min(blipForSeconds, Math.max(0, seconds - at)), edgePort,
-                config, report, seed, callsPerSecondPerClient, trialDailyQuota, client);
+                config, report, seed, callsPerSecondPerClient, trialDailyQuota, kinds);
     }
 
     /**
@@ -117,7 +119,7 @@ public record DemoSettings(
 
     public DemoSettings withBlip(int atSeconds, int forSeconds) {
         return new DemoSettings(clients, durationSeconds, atSeconds, forSeconds, edgePort, config, report, seed,
-                callsPerSecondPerClient, trialDailyQuota, client);
+                callsPerSecondPerClient, trialDailyQuota, kinds);
     }
 
     public DemoSettings withoutBlip() {
@@ -126,36 +128,37 @@ public record DemoSettings(
 
     public DemoSettings withEdgePort(int port) {
         return new DemoSettings(clients, durationSeconds, blipAtSeconds, blipForSeconds, port, config, report, seed,
-                callsPerSecondPerClient, trialDailyQuota, client);
+                callsPerSecondPerClient, trialDailyQuota, kinds);
     }
 
     public DemoSettings withConfig(Path file) {
         return new DemoSettings(clients, durationSeconds, blipAtSeconds, blipForSeconds, edgePort, file, report, seed,
-                callsPerSecondPerClient, trialDailyQuota, client);
+                callsPerSecondPerClient, trialDailyQuota, kinds);
     }
 
     public DemoSettings withReport(Path file) {
         return new DemoSettings(clients, durationSeconds, blipAtSeconds, blipForSeconds, edgePort, config, file, seed,
-                callsPerSecondPerClient, trialDailyQuota, client);
+                callsPerSecondPerClient, trialDailyQuota, kinds);
     }
 
     public DemoSettings withSeed(long s) {
         return new DemoSettings(clients, durationSeconds, blipAtSeconds, blipForSeconds, edgePort, config, report, s,
-                callsPerSecondPerClient, trialDailyQuota, client);
+                callsPerSecondPerClient, trialDailyQuota, kinds);
     }
 
     public DemoSettings withCallsPerSecondPerClient(double rate) {
         return new DemoSettings(clients, durationSeconds, blipAtSeconds, blipForSeconds, edgePort, config, report, seed,
-                rate, trialDailyQuota, client);
+                rate, trialDailyQuota, kinds);
     }
 
     public DemoSettings withTrialDailyQuota(long quota) {
         return new DemoSettings(clients, durationSeconds, blipAtSeconds, blipForSeconds, edgePort, config, report, seed,
-                callsPerSecondPerClient, quota, client);
+                callsPerSecondPerClient, quota, kinds);
     }
 
-    public DemoSettings withClient(ClientKind kind) {
+    /** This run comparing {@code clientKinds}, in that order. */
+    public DemoSettings withKinds(List<ClientKind> clientKinds) {
         return new DemoSettings(clients, durationSeconds, blipAtSeconds, blipForSeconds, edgePort, config, report, seed,
-                callsPerSecondPerClient, trialDailyQuota, kind);
+                callsPerSecondPerClient, trialDailyQuota, clientKinds);
     }
 }

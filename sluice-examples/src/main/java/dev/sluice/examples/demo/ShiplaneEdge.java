@@ -35,11 +35,13 @@ public final class ShiplaneEdge implements DemoEdge {
     private final EdgeServer server;
     private final String description;
     private final LongAdder quotaWarnings;
+    private final double limitPerSecond;
 
-    private ShiplaneEdge(EdgeServer server, String description, LongAdder quotaWarnings) {
+    private ShiplaneEdge(EdgeServer server, String description, LongAdder quotaWarnings, double limitPerSecond) {
         this.server = server;
         this.description = description;
         this.quotaWarnings = quotaWarnings;
+        this.limitPerSecond = limitPerSecond;
     }
 
     /** Starts the demo's edge; the {@link DemoEdge.Starter} of {@code sluice demo}. */
@@ -51,7 +53,7 @@ public final class ShiplaneEdge implements DemoEdge {
      * Loads {@code settings.config()}, adds the demo's keys (and Trial plan) and starts the edge.
      *
      * @throws ConfigException if the file is invalid
-     * @throws IllegalArgumentException if the file lacks the {@code free} or {@code pro} plan
+     * @throws IllegalArgumentException if the file lacks the {@code free} plan
      * @throws IOException if the edge cannot listen (the port is taken)
      */
     public static ShiplaneEdge start(DemoSettings settings, URI upstream, List<Tenancy> groups) throws IOException {
@@ -70,16 +72,39 @@ public final class ShiplaneEdge implements DemoEdge {
         String description = String.format(Locale.ROOT, "config %s + %d demo keys%s; metrics http://127.0.0.1:%d/metrics",
                 settings.config(), keys, addsTrial ? " and a Trial plan (" + describe(trial) + ")" : "",
                 server.adminPort());
-        return new ShiplaneEdge(server, description, warnings);
+        return new ShiplaneEdge(server, description, warnings, limitPerSecond(config, groups));
+    }
+
+    /**
+     * The fleet's limit: over its keys, the sum of each key's sustained burst rate (the smallest
+     * {@code q/w} of its plan's burst policies, in units per second; SPEC §1).
+     */
+    static double limitPerSecond(EdgeConfig config, List<Tenancy> groups) {
+        double sum = 0;
+        for (Tenancy group : groups) {
+            if (group.clients() == 0) {
+                continue;
+            }
+            double rate = Double.POSITIVE_INFINITY;
+            for (Policy p : config.plans().get(group.plan()).policies()) {
+                if (p instanceof BurstPolicy b) {
+                    rate = Math.min(rate, (double) b.quota() / b.windowSeconds());
+                }
+            }
+            if (rate != Double.POSITIVE_INFINITY) {
+                sum += rate * group.keys().size();
+            }
+        }
+        return sum;
     }
 
     /** The configuration the demo runs: {@code base} on loopback, with the fleet's keys bound. */
     static EdgeConfig demoConfig(EdgeConfig base, DemoSettings settings, URI upstream, List<Tenancy> groups) {
         Map<String, Plan> plans = new LinkedHashMap<>(base.plans());
         Plan free = plans.get(DemoFleetShape.FREE);
-        if (free == null || !plans.containsKey(DemoFleetShape.PRO)) {
-            throw new IllegalArgumentException(settings.config() + ": the demo needs plans named \""
-                    + DemoFleetShape.FREE + "\" and \"" + DemoFleetShape.PRO + "\"; found " + plans.keySet());
+        if (free == null) {
+            throw new IllegalArgumentException(settings.config() + ": the demo needs a plan named \""
+                    + DemoFleetShape.FREE + "\"; found " + plans.keySet());
         }
         plans.computeIfAbsent(DemoFleetShape.TRIAL, name -> trialPlan(free, settings.trialDailyQuota()));
         Map<String, KeyBinding> keys = new LinkedHashMap<>(base.keys());
@@ -136,6 +161,17 @@ public final class ShiplaneEdge implements DemoEdge {
     @Override
     public String description() {
         return description;
+    }
+
+    @Override
+    public double limitPerSecond() {
+        return limitPerSecond;
+    }
+
+    @Override
+    public long escalated() {
+        return (long) server.registry().find("sluice.edge.decisions").tag("outcome", "escalated").counters().stream()
+                .mapToDouble(io.micrometer.core.instrument.Counter::count).sum();
     }
 
     @Override

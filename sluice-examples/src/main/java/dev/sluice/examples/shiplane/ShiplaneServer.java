@@ -41,7 +41,14 @@ import java.util.concurrent.atomic.LongAdder;
  * buy two labels. That is deliberate — keeping a retried write from buying a second label is the
  * job of the layers in front of it — and it counts, per key, how many labels each bought
  * ({@link #labelsBoughtWith(String)}, {@link ShiplaneStats#duplicateLabels()}) so tests can see
- * whether they did.
+ * whether they did. A label request whose JSON body has a {@code "reference"} (the caller's order
+ * number) is also counted per order: a client that resends one order under a new Idempotency-Key
+ * buys it twice too, and that counts as a duplicate.
+ *
+ * <p>A blip can also be <em>slow</em> ({@link ShiplaneConfig#blipSlowShare()}): that share of the
+ * requests is served normally but only after {@link ShiplaneConfig#blipSlowLatency()}, as an
+ * overloaded API both fails and stalls; a client that times out first does not know its label was
+ * bought.
  *
  * <p>Built on the JDK's {@code com.sun.net.httpserver} with one virtual thread per exchange: the
  * latency is a plain sleep on a virtual thread (no timer plumbing), there is no dependency to
@@ -72,7 +79,10 @@ public final class ShiplaneServer implements AutoCloseable {
     private final LongAdder requests = new LongAdder();
     private final LongAdder unavailable = new LongAdder();
     private final LongAdder duplicateLabels = new LongAdder();
+    private final LongAdder slow = new LongAdder();
     private final Map<String, AtomicInteger> labelsByKey = new ConcurrentHashMap<>();
+    /** Labels per order: the {@code "reference"} of the request body, when it has one. */
+    private final Map<String, AtomicInteger> labelsByReference = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> requestsByRoute = new ConcurrentHashMap<>();
 
     private ShiplaneServer(ShiplaneConfig config, HttpServer server, ExecutorService executor) {
@@ -133,7 +143,7 @@ public final class ShiplaneServer implements AutoCloseable {
         Map<String, Long> byRoute = new java.util.TreeMap<>();
         requestsByRoute.forEach((route, n) -> byRoute.put(route, n.sum()));
         return new ShiplaneStats(requests.sum(), labelSequence.get(), duplicateLabels.sum(), unavailable.sum(),
-                blip, Map.copyOf(byRoute));
+                slow.sum(), blip, Map.copyOf(byRoute));
     }
 
     /** Stops accepting, waits up to one second for exchanges in progress, and releases the port. */
@@ -168,12 +178,18 @@ public final class ShiplaneServer implements AutoCloseable {
                 return;
             }
             requestsByRoute.computeIfAbsent(route, r -> new LongAdder()).increment();
-            if (blip) {
+            long latencyNanos;
+            if (blip && !servedSlowly()) {
                 unavailable.increment();
                 drain(exchange);
                 exchange.getResponseHeaders().set("Retry-After", Integer.toString(config.blipRetryAfterSeconds()));
                 problem(exchange, 503, "unavailable", "Service Unavailable", "Shiplane is briefly unavailable");
                 return;
+            } else if (blip) {
+                slow.increment();
+                latencyNanos = config.blipSlowLatency().toNanos();
+            } else {
+                latencyNanos = latencyNanos();
             }
             byte[] body = readBody(exchange);
             if (body == null) {
@@ -182,10 +198,10 @@ public final class ShiplaneServer implements AutoCloseable {
                 return;
             }
             switch (route) {
-                case "POST /v1/labels" -> buyLabels(exchange, 1);
-                case "POST /v1/labels:batch" -> buyLabels(exchange, BATCH_SIZE);
-                case "GET /v1/quotes" -> quotes(exchange);
-                case "POST /v1/login" -> login(exchange);
+                case "POST /v1/labels" -> buyLabels(exchange, body, 1, latencyNanos);
+                case "POST /v1/labels:batch" -> buyLabels(exchange, body, BATCH_SIZE, latencyNanos);
+                case "GET /v1/quotes" -> quotes(exchange, latencyNanos);
+                case "POST /v1/login" -> login(exchange, latencyNanos);
                 default -> throw new IllegalStateException("unrouted " + route);
             }
         } catch (InterruptedException e) {
@@ -206,14 +222,15 @@ public final class ShiplaneServer implements AutoCloseable {
         return allowed.equals(method) ? method + " " + path : "405 " + allowed;
     }
 
-    private void buyLabels(HttpExchange exchange, int count) throws IOException, InterruptedException {
+    private void buyLabels(HttpExchange exchange, byte[] body, int count, long latencyNanos)
+            throws IOException, InterruptedException {
         String key = exchange.getRequestHeaders().getFirst("Idempotency-Key");
         if (key == null || key.isBlank() || key.length() > 255) {
             problem(exchange, 400, "idempotency_key_required", "Idempotency-Key required",
                     "buying labels needs an Idempotency-Key header (1 to 255 characters)");
             return;
         }
-        pause();
+        pause(latencyNanos);
         StringBuilder labels = new StringBuilder();
         for (int i = 0; i < count; i++) {
             if (i > 0) {
@@ -221,19 +238,30 @@ public final class ShiplaneServer implements AutoCloseable {
             }
             labels.append(newLabel());
         }
-        countLabels(key, count);
+        countLabels(key, reference(body), count);
         String json = count == 1 ? labels.toString() : "{\"labels\":[" + labels + "]}";
         send(exchange, 201, JSON, json);
     }
 
-    private void countLabels(String key, int count) {
-        AtomicInteger perKey = labelsByKey.get(key);
-        if (perKey == null && labelsByKey.size() < MAX_TRACKED_KEYS) {
-            perKey = labelsByKey.computeIfAbsent(key, k -> new AtomicInteger());
-        }
-        if (perKey != null && perKey.getAndAdd(count) > 0) {
+    /**
+     * Counts {@code count} labels bought with {@code key} for the order {@code reference}; they are
+     * duplicates when that order (or, without a reference, that key) had bought one already.
+     */
+    private void countLabels(String key, java.util.Optional<String> reference, int count) {
+        int byKey = addTracked(labelsByKey, key, count);
+        int before = reference.map(r -> addTracked(labelsByReference, r, count)).orElse(byKey);
+        if (before > 0) {
             duplicateLabels.add(count);
         }
+    }
+
+    /** Adds {@code count} to {@code map}'s counter of {@code id}; returns the count before (0 when untracked). */
+    private static int addTracked(Map<String, AtomicInteger> map, String id, int count) {
+        AtomicInteger n = map.get(id);
+        if (n == null && map.size() < MAX_TRACKED_KEYS) {
+            n = map.computeIfAbsent(id, k -> new AtomicInteger());
+        }
+        return n == null ? 0 : n.getAndAdd(count);
     }
 
     private String newLabel() {
@@ -245,8 +273,8 @@ public final class ShiplaneServer implements AutoCloseable {
         return String.format("{\"label_id\":\"lbl_%08d\",\"tracking_number\":\"SHP%012d\"}", id, tracking);
     }
 
-    private void quotes(HttpExchange exchange) throws IOException, InterruptedException {
-        pause();
+    private void quotes(HttpExchange exchange, long latencyNanos) throws IOException, InterruptedException {
+        pause(latencyNanos);
         int ground;
         int express;
         synchronized (randomLock) {
@@ -260,8 +288,8 @@ public final class ShiplaneServer implements AutoCloseable {
                 + "]}");
     }
 
-    private void login(HttpExchange exchange) throws IOException, InterruptedException {
-        pause();
+    private void login(HttpExchange exchange, long latencyNanos) throws IOException, InterruptedException {
+        pause(latencyNanos);
         long token;
         synchronized (randomLock) {
             token = config.random().nextLong(Long.MAX_VALUE);
@@ -288,16 +316,42 @@ public final class ShiplaneServer implements AutoCloseable {
 
     // --- plumbing ---
 
-    /** Sleeps latency ± jitter; a virtual thread parks, no carrier is held. */
-    private void pause() throws InterruptedException {
-        long nanos;
+    /** One normal answer's latency, latency ± jitter. */
+    private long latencyNanos() {
         synchronized (randomLock) {
-            nanos = latencyNanos(config.latency(), config.latencyJitter(), config.random());
+            return latencyNanos(config.latency(), config.latencyJitter(), config.random());
         }
+    }
+
+    /** Whether a request during a blip is served slowly rather than answered 503 ({@code blipSlowShare}). */
+    private boolean servedSlowly() {
+        if (config.blipSlowShare() <= 0) {
+            return false;
+        }
+        synchronized (randomLock) {
+            return config.random().nextDouble() < config.blipSlowShare();
+        }
+    }
+
+    /** Sleeps {@code nanos}; a virtual thread parks, no carrier is held. */
+    private static void pause(long nanos) throws InterruptedException {
         if (nanos > 0) {
             Thread.sleep(Duration.ofNanos(nanos));
         }
     }
+
+    /**
+     * The {@code "reference"} string member of a label request's JSON body (the caller's order
+     * number), if there is one: labels are counted per order, so that a client that resends an order
+     * under a new Idempotency-Key is seen buying it twice.
+     */
+    static java.util.Optional<String> reference(byte[] body) {
+        java.util.regex.Matcher m = REFERENCE.matcher(new String(body, StandardCharsets.UTF_8));
+        return m.find() ? java.util.Optional.of(m.group(1)) : java.util.Optional.empty();
+    }
+
+    private static final java.util.regex.Pattern REFERENCE =
+            java.util.regex.Pattern.compile("\"reference\"\\s*:\\s*\"([^\"\\\\]{1,255})\"");
 
     /** One answer's latency: uniform in {@code [mean - jitter, mean + jitter]}, in nanoseconds. */
     static long latencyNanos(Duration mean, Duration jitter, java.util.random.RandomGenerator random) {

@@ -1,15 +1,10 @@
 package dev.sluice.sim.engine;
 
-import dev.sluice.client.AdmissionConfig;
 import dev.sluice.client.ClientConfig;
 import dev.sluice.client.DeadlineExceededException;
 import dev.sluice.client.LocallyThrottledException;
-import dev.sluice.client.PacerConfig;
-import dev.sluice.client.RetryBudgetConfig;
-import dev.sluice.client.RetryConfig;
 import dev.sluice.client.ShedException;
 import dev.sluice.client.SluiceException;
-import dev.sluice.client.ThrottleConfig;
 import dev.sluice.client.core.Answer;
 import dev.sluice.client.core.CallSpec;
 import dev.sluice.client.core.ClientCore;
@@ -78,7 +73,7 @@ public final class World {
         FleetSettings.CallShape shape = fleet.call();
         this.baseSpec = new CallSpec(shape.method(), HOST, null, shape.deadline(), shape.priority(), shape.cost(),
                 null, true);
-        ClientConfig config = clientConfig(fleet.sdk());
+        ClientConfig config = fleet.sdk().effective();
         FleetSettings.SdkSettings sdk = fleet.sdk();
         TokenBucketStore sharedBucket = sdk.shared() ? TokenBucketStore.inMemory(0) : null;
         RetryBudgetStore sharedBudget = sdk.shared() ? RetryBudgetStore.inMemory(config.budget()) : null;
@@ -98,27 +93,6 @@ public final class World {
             }
             clients[i] = new Client(i, core, random);
         }
-    }
-
-    /** The SDK configuration a scenario's settings stand for. */
-    static ClientConfig clientConfig(FleetSettings.SdkSettings s) {
-        RetryConfig.Builder retry = RetryConfig.builder().maxAttempts(s.maxAttempts()).backoffBase(s.backoffBase())
-                .backoffCap(s.backoffCap()).maxWait(s.maxWait());
-        if (!s.jitter()) {
-            // J = min(ceiling, max(floor, ra)) = 0: the wait is exactly the server's Retry-After (SPEC §4.3)
-            retry.jitterFloor(Duration.ZERO).jitterCeiling(Duration.ZERO);
-        }
-        RetryBudgetConfig budget = s.budgetEnabled()
-                ? new RetryBudgetConfig(s.budgetRatio(), s.budgetWindow(), s.budgetMinRetries())
-                : new RetryBudgetConfig(0, s.budgetWindow(), Integer.MAX_VALUE); // the floor grants every retry
-        ThrottleConfig throttle = new ThrottleConfig(s.throttleEnabled(), s.throttleK(), s.throttleWindow());
-        if (!s.throttleSafetyValves()) {
-            throttle = throttle.withoutSafetyValves();
-        }
-        PacerConfig pacer = (s.pacerPerSecond() > 0 ? PacerConfig.documented(s.pacerPerSecond(), s.pacerBurst())
-                : PacerConfig.defaults()).withPaceFraction(s.paceFraction()).withFollowHeaders(s.followHeaders());
-        return new ClientConfig(retry.build(), budget, throttle, pacer,
-                AdmissionConfig.of(s.maxQueue(), s.maxConcurrent()));
     }
 
     /** Runs to the end of the scenario's duration and returns the series and headline figures. */

@@ -1,5 +1,7 @@
 package dev.sluice.sim.scenario;
 
+import dev.sluice.client.ClientConfig;
+import dev.sluice.client.RetryBudgetConfig;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
@@ -80,60 +82,98 @@ public record FleetSettings(int clients, Arrivals arrivals, CallShape call, SdkS
     }
 
     /**
-     * The SDK of every client. {@code enabled = false} makes each client a plain HTTP client: one
-     * attempt, no pacer, no throttle, no budget, no queue bound (what an app loop of the seed wraps).
+     * The SDK of every client: a {@link ClientConfig} (its defaults are the SDK's own,
+     * {@link ClientConfig#defaults()}) and the switches a scenario turns that the SDK has no single
+     * setting for. {@code enabled = false} makes each client a plain HTTP client: one attempt, no pacer,
+     * no throttle, no budget, no queue bound (what an application loop of the incident wraps).
      *
      * @param enabled false for a plain HTTP client
-     * @param maxAttempts attempts per call (SPEC §4.2: 3)
-     * @param jitter whether waits after a Retry-After add {@code U(0, J)} (SPEC §4.3)
-     * @param backoffBase full-jitter base without a hint (0.5 s)
-     * @param backoffCap full-jitter cap (20 s)
-     * @param maxWait longest hint the SDK waits for (60 s)
-     * @param budgetEnabled whether the retry budget applies
-     * @param budgetRatio retries per request over the window (0.1)
-     * @param budgetWindow the budget window (1 min)
-     * @param budgetMinRetries the floor per window (10)
-     * @param throttleEnabled whether adaptive throttling applies (SPEC §4.5)
-     * @param throttleK the K of the drop formula (2)
-     * @param throttleWindow the throttle window (2 min)
-     * @param throttleSafetyValves the SDK's safety valves (no drop below 1 request/s over the window,
-     *     never above 80 %); off for the bare SPEC §4.5 formula and its table
-     * @param pacerPerSecond the documented rate, 0 for unknown
-     * @param pacerBurst the documented burst, 0 for unknown
-     * @param paceFraction pace at this share of the documented rate (0.9)
-     * @param followHeaders whether the pacer follows RateLimit headers
-     * @param maxQueue admission queue bound (100, SPEC §5.1)
-     * @param maxConcurrent calls in flight per client (64)
+     * @param client the SDK configuration of every client (retry, budget, throttle, pacer, admission)
+     * @param jitter whether waits after a Retry-After add {@code U(0, J)} (SPEC §4.3); off: the wait is
+     *     exactly the hint
+     * @param budgetEnabled whether the retry budget applies (off: every retry is granted)
      * @param shared whether the fleet shares one pacer bucket and one retry budget (SPEC §4.8)
      */
-    public record SdkSettings(
-            boolean enabled,
-            int maxAttempts,
-            boolean jitter,
-            Duration backoffBase,
-            Duration backoffCap,
-            Duration maxWait,
-            boolean budgetEnabled,
-            double budgetRatio,
-            Duration budgetWindow,
-            int budgetMinRetries,
-            boolean throttleEnabled,
-            double throttleK,
-            Duration throttleWindow,
-            boolean throttleSafetyValves,
-            double pacerPerSecond,
-            double pacerBurst,
-            double paceFraction,
-            boolean followHeaders,
-            int maxQueue,
-            int maxConcurrent,
+    public record SdkSettings(boolean enabled, ClientConfig client, boolean jitter, boolean budgetEnabled,
             boolean shared) {
 
-        /** The SDK's defaults (SPEC §4–§5). */
+        public SdkSettings {
+            Objects.requireNonNull(client, "client");
+        }
+
+        /** The SDK's defaults (SPEC §4–§5), as {@link ClientConfig#defaults()} has them. */
         public static SdkSettings defaults() {
-            return new SdkSettings(true, 3, true, Duration.ofMillis(500), Duration.ofSeconds(20),
-                    Duration.ofSeconds(60), true, 0.1, Duration.ofMinutes(1), 10, true, 2.0, Duration.ofMinutes(2),
-                    true, 0, 0, 0.9, true, 100, 64, false);
+            return new SdkSettings(true, ClientConfig.defaults(), true, true, false);
+        }
+
+        /** The configuration each simulated client's core runs with: {@link #client()} with the switches applied. */
+        public ClientConfig effective() {
+            ClientConfig c = client;
+            if (!jitter) {
+                // J = min(ceiling, max(floor, ra)) = 0: the wait is exactly the server's Retry-After (SPEC §4.3)
+                c = c.withRetry(c.retry().toBuilder().jitterFloor(Duration.ZERO).jitterCeiling(Duration.ZERO).build());
+            }
+            if (!budgetEnabled) {
+                // the floor grants every retry
+                c = c.withBudget(new RetryBudgetConfig(0, c.budget().window(), Integer.MAX_VALUE));
+            }
+            return c;
+        }
+
+        public int maxAttempts() {
+            return client.retry().maxAttempts();
+        }
+
+        public Duration maxWait() {
+            return client.retry().maxWait();
+        }
+
+        public double budgetRatio() {
+            return client.budget().ratio();
+        }
+
+        public Duration budgetWindow() {
+            return client.budget().window();
+        }
+
+        public int budgetMinRetries() {
+            return client.budget().minRetries();
+        }
+
+        public boolean throttleEnabled() {
+            return client.throttle().enabled();
+        }
+
+        public double throttleK() {
+            return client.throttle().k();
+        }
+
+        public Duration throttleWindow() {
+            return client.throttle().window();
+        }
+
+        public double pacerPerSecond() {
+            return client.pacer().documentedPerSecond();
+        }
+
+        public double pacerBurst() {
+            return client.pacer().documentedBurst();
+        }
+
+        public double paceFraction() {
+            return client.pacer().paceFraction();
+        }
+
+        public boolean followHeaders() {
+            return client.pacer().followHeaders();
+        }
+
+        public int maxQueue() {
+            return client.admission().maxQueue();
+        }
+
+        public int maxConcurrent() {
+            return client.admission().maxConcurrent();
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.sluice.sim.scenario;
 
+import dev.sluice.config.ConfigProblem;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -18,6 +19,8 @@ import java.util.Objects;
  * @param measureTo end of that window
  * @param variants what to run; at least one
  * @param grid when the variants form a grid (rows × columns), its shape and the figure to tabulate
+ * @param warnings what the file should change but that did not stop it from being read (a deprecated
+ *     snake_case key), sorted by line
  */
 public record Scenario(
         String name,
@@ -28,12 +31,14 @@ public record Scenario(
         Duration measureFrom,
         Duration measureTo,
         List<Variant> variants,
-        Grid grid) {
+        Grid grid,
+        List<ConfigProblem> warnings) {
 
     public Scenario {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(duration, "duration");
         variants = List.copyOf(variants);
+        warnings = List.copyOf(warnings);
         if (variants.isEmpty()) {
             throw new IllegalArgumentException("a scenario needs at least one variant");
         }

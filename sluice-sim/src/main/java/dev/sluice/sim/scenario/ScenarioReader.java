@@ -3,6 +3,12 @@ package dev.sluice.sim.scenario;
 import dev.sluice.config.ConfigException;
 import dev.sluice.config.ConfigNode;
 import dev.sluice.config.ConfigProblems;
+import dev.sluice.client.AdmissionConfig;
+import dev.sluice.client.ClientConfig;
+import dev.sluice.client.PacerConfig;
+import dev.sluice.client.RetryBudgetConfig;
+import dev.sluice.client.RetryConfig;
+import dev.sluice.client.ThrottleConfig;
 import dev.sluice.sim.scenario.FleetSettings.AppRetry;
 import dev.sluice.sim.scenario.FleetSettings.Arrivals;
 import dev.sluice.sim.scenario.FleetSettings.CallShape;
@@ -24,11 +30,13 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Reads a scenario from YAML (Jackson YAML through the limiter's located {@link ConfigNode}s). Every
+ * Reads a scenario from YAML through {@code sluice-config}'s located {@link ConfigNode}s. Every
  * problem names the file, line and field ({@code retry.yaml:12: fleet.sdk.throttle.k: must be in
  * 1..1000, was 0.5}) and all problems are reported at once in one {@link ConfigException}.
  *
- * <p>The format, with every field optional unless marked:
+ * <p>The format, with every field optional unless marked. Keys are kebab-case; the snake_case
+ * spelling of earlier scenario files ({@code max_attempts}) still reads, with a warning per key
+ * ({@link Scenario#warnings()}):
  * <pre>{@code
  * name: jitter-blip                 # required
  * description: text
@@ -37,23 +45,23 @@ import java.util.Set;
  * measure: { from: 0s, to: 15s }    # window of the headline figures (default: the whole run)
  * server:
  *   rtt: 0ms                        # network round trip, half each way
- *   service_time: { distribution: constant|uniform|exponential, mean: 0ms, min: .., max: .. }
- *   limit: { scope: per_client|global, policies: [ { name: burst, q: 200, w: 1, kind: burst|daily } ] }
- *   capacity: { max_concurrent: 0, rate: none, burst: .., retry_after: none }   # over it: 503
- *   outages: [ { from: 0s, to: 5s, status: 429|503, retry_after: 5s } ]
+ *   service-time: { distribution: constant|uniform|exponential, mean: 0ms, min: .., max: .. }
+ *   limit: { scope: per-client|global, policies: [ { name: burst, q: 200, w: 1, kind: burst|daily } ] }
+ *   capacity: { max-concurrent: 0, rate: none, burst: .., retry-after: none }   # over it: 503
+ *   outages: [ { from: 0s, to: 5s, status: 429|503, retry-after: 5s } ]
  * fleet:
  *   clients: 1
  *   arrivals: { process: constant|poisson|burst, rate: 1.0, from: 0s, to: .., size: 1, every: .. }
  *   call: { method: POST, deadline: none, priority: 0, cost: 1 }   # GET HEAD POST PUT DELETE OPTIONS PATCH
  *   sdk:
  *     enabled: true                 # false: a plain HTTP client (one attempt, nothing else)
- *     retry: { max_attempts: 3, jitter: true, backoff_base: 500ms, backoff_cap: 20s, max_wait: 60s }
- *     budget: { enabled: true, ratio: 0.1, window: 60s, min_retries: 10 }
+ *     retry: { max-attempts: 3, jitter: true, backoff-base: 500ms, backoff-cap: 20s, max-wait: 60s }
+ *     budget: { enabled: true, ratio: 0.1, window: 60s, min-retries: 10 }
  *     throttle: { enabled: true, k: 2, window: 120s, valves: true }
- *     pacer: { per_second: 0, burst: 0, pace_fraction: 0.9, follow_headers: true }
- *     admission: { max_queue: 100, max_concurrent: 64 }
+ *     pacer: { per-second: 0, burst: 0, pace-fraction: 0.9, follow-headers: true }
+ *     admission: { max-queue: 100, max-concurrent: 64 }
  *     shared: false                 # one pacer bucket and one budget for the whole fleet (SPEC §4.8)
- *   app_retry: { attempts: 1, base: 1s, factor: 2, jitter: false, on: [429], reuse_idempotency_key: true }
+ *   app-retry: { attempts: 1, base: 1s, factor: 2, jitter: false, on: [429], reuse-idempotency-key: true }
  * variants:                         # each overrides the base; default: one variant "base"
  *   - { name: no jitter, fleet: { sdk: { retry: { jitter: false } } } }
  * grid:                             # instead of variants: rows × columns of overrides
@@ -74,8 +82,8 @@ public final class ScenarioReader {
 
     private static final Set<String> TOP = Set.of("name", "description", "duration", "seed", "measure", "server",
             "fleet", "variants", "grid");
-    private static final Set<String> SERVER = Set.of("rtt", "service_time", "limit", "capacity", "outages");
-    private static final Set<String> FLEET = Set.of("clients", "arrivals", "call", "sdk", "app_retry");
+    private static final Set<String> SERVER = Set.of("rtt", "service-time", "limit", "capacity", "outages");
+    private static final Set<String> FLEET = Set.of("clients", "arrivals", "call", "sdk", "app-retry");
     private static final Set<String> VARIANT = Set.of("name", "server", "fleet");
 
     private ScenarioReader() {
@@ -99,12 +107,14 @@ public final class ScenarioReader {
         return read(ConfigNode.parse(source, null, yaml));
     }
 
-    private static Scenario read(ConfigNode root) {
+    private static Scenario read(ConfigNode written) {
         ConfigProblems problems = new ConfigProblems();
-        if (root.isNull()) {
-            problems.add(root, "the scenario is empty");
+        if (written.isNull()) {
+            problems.add(written, "the scenario is empty");
             problems.throwIfAny();
         }
+        // keys are kebab-case like every other Sluice file; snake_case still reads, with a warning
+        ConfigNode root = written.kebabCaseKeys(problems);
         Section top = Section.of(root, problems, "a scenario", TOP);
         if (!top.present()) {
             problems.throwIfAny();
@@ -164,7 +174,8 @@ public final class ScenarioReader {
             variants.add(new Scenario.Variant("base", server, fleet));
         }
         problems.throwIfAny();
-        return new Scenario(name, description, root.source(), duration, seed, from, to, variants, grid);
+        return new Scenario(name, description, root.source(), duration, seed, from, to, variants, grid,
+                problems.warnings());
     }
 
     private static Scenario.Variant variant(ConfigNode node, ServerSettings server, FleetSettings fleet,
@@ -281,7 +292,7 @@ public final class ScenarioReader {
     }
 
     private static ServiceTime serviceTime(Section server, ServiceTime base) {
-        Section s = server.section("service_time", "service_time: distribution, mean, min, max",
+        Section s = server.section("service-time", "service-time: distribution, mean, min, max",
                 Set.of("distribution", "mean", "min", "max"));
         if (!s.present()) {
             return base;
@@ -314,7 +325,8 @@ public final class ScenarioReader {
         if (!s.present()) {
             return null;
         }
-        Scope scope = s.choice("scope", Scope.PER_CLIENT, Map.of("per_client", Scope.PER_CLIENT, "global", Scope.GLOBAL));
+        Scope scope = s.node("scope") == null ? Scope.PER_CLIENT
+                : s.node("scope").asEnum(problems, Scope.class).orElse(Scope.PER_CLIENT);
         List<PolicySetting> policies = new ArrayList<>();
         ConfigNode list = s.node("policies");
         if (list == null) {
@@ -354,12 +366,12 @@ public final class ScenarioReader {
     }
 
     private static Capacity capacity(Section server, Capacity base) {
-        Section s = server.section("capacity", "capacity: max_concurrent, rate, burst, retry_after",
-                Set.of("max_concurrent", "rate", "burst", "retry_after"));
+        Section s = server.section("capacity", "capacity: max-concurrent, rate, burst, retry-after",
+                Set.of("max-concurrent", "rate", "burst", "retry-after"));
         if (!s.present()) {
             return base;
         }
-        int maxConcurrent = (int) s.integer("max_concurrent", base.maxConcurrent(), 0, 10_000_000);
+        int maxConcurrent = (int) s.integer("max-concurrent", base.maxConcurrent(), 0, 10_000_000);
         double rate = base.ratePerSecond();
         ConfigNode r = s.node("rate");
         if (r != null) {
@@ -367,7 +379,7 @@ public final class ScenarioReader {
                     ? -1 : s.number("rate", -1, 0, 1e9);
         }
         double burst = s.number("burst", s.has("rate") ? Math.max(1, rate) : base.burst(), 1, 1e9);
-        Duration retryAfter = s.optionalDuration("retry_after", base.retryAfter());
+        Duration retryAfter = s.optionalDuration("retry-after", base.retryAfter());
         return new Capacity(maxConcurrent, rate, burst, retryAfter);
     }
 
@@ -377,8 +389,8 @@ public final class ScenarioReader {
             return out;
         }
         for (ConfigNode o : node.elements()) {
-            Section s = Section.of(o, problems, "an outage: from, to, status, retry_after",
-                    Set.of("from", "to", "status", "retry_after"));
+            Section s = Section.of(o, problems, "an outage: from, to, status, retry-after",
+                    Set.of("from", "to", "status", "retry-after"));
             if (!s.present()) {
                 continue;
             }
@@ -396,7 +408,7 @@ public final class ScenarioReader {
             if (status != 429 && status != 503) {
                 problems.add(s.node("status"), "must be 429 or 503, was " + status);
             }
-            out.add(new Outage(from, to, status, s.optionalDuration("retry_after", null)));
+            out.add(new Outage(from, to, status, s.optionalDuration("retry-after", null)));
         }
         return out;
     }
@@ -473,42 +485,54 @@ public final class ScenarioReader {
         if (!s.present()) {
             return b;
         }
+        ClientConfig c = b.client();
         boolean enabled = s.bool("enabled", b.enabled());
-        Section r = s.section("retry", "retry: max_attempts, jitter, backoff_base, backoff_cap, max_wait",
-                Set.of("max_attempts", "jitter", "backoff_base", "backoff_cap", "max_wait"));
-        int maxAttempts = (int) r.integer("max_attempts", b.maxAttempts(), 1, 100);
+        Section r = s.section("retry", "retry: max-attempts, jitter, backoff-base, backoff-cap, max-wait",
+                Set.of("max-attempts", "jitter", "backoff-base", "backoff-cap", "max-wait"));
         boolean jitter = r.bool("jitter", b.jitter());
-        Duration backoffBase = positive(r, "backoff_base", b.backoffBase());
-        Duration backoffCap = positive(r, "backoff_cap", b.backoffCap());
-        Duration maxWait = positive(r, "max_wait", b.maxWait());
-        Section bu = s.section("budget", "budget: enabled, ratio, window, min_retries",
-                Set.of("enabled", "ratio", "window", "min_retries"));
+        // every value is range-checked above the SDK's own checks, so building cannot fail
+        RetryConfig retry = c.retry().toBuilder()
+                .maxAttempts((int) r.integer("max-attempts", c.retry().maxAttempts(), 1, 100))
+                .backoffBase(positive(r, "backoff-base", c.retry().backoffBase()))
+                .backoffCap(positive(r, "backoff-cap", c.retry().backoffCap()))
+                .maxWait(positive(r, "max-wait", c.retry().maxWait())).build();
+        Section bu = s.section("budget", "budget: enabled, ratio, window, min-retries",
+                Set.of("enabled", "ratio", "window", "min-retries"));
         boolean budgetEnabled = bu.bool("enabled", b.budgetEnabled());
-        double ratio = bu.number("ratio", b.budgetRatio(), 0, 1000);
-        Duration budgetWindow = atLeastASecond(bu, "window", b.budgetWindow());
-        int minRetries = (int) bu.integer("min_retries", b.budgetMinRetries(), 0, 1_000_000);
+        RetryBudgetConfig budget = new RetryBudgetConfig(
+                bu.number("ratio", c.budget().ratio(), 0, 1000), atLeastASecond(bu, "window", c.budget().window()),
+                (int) bu.integer("min-retries", c.budget().minRetries(), 0, 1_000_000));
         Section t = s.section("throttle", "throttle: enabled, k, window, valves",
                 Set.of("enabled", "k", "window", "valves"));
-        boolean throttleEnabled = t.bool("enabled", b.throttleEnabled());
-        double k = t.number("k", b.throttleK(), 1, 1000);
-        Duration throttleWindow = atLeastASecond(t, "window", b.throttleWindow());
-        boolean valves = t.bool("valves", b.throttleSafetyValves());
-        Section p = s.section("pacer", "pacer: per_second, burst, pace_fraction, follow_headers",
-                Set.of("per_second", "burst", "pace_fraction", "follow_headers"));
-        double perSecond = p.number("per_second", b.pacerPerSecond(), 0, 1e9);
-        double burst = p.number("burst", b.pacerBurst(), 0, 1e9);
-        if (perSecond > 0 && burst < 1 && p.present()) {
-            s.problems().add(p.self(), "a documented per_second needs a burst >= 1");
+        ThrottleConfig throttle = new ThrottleConfig(
+                t.bool("enabled", c.throttle().enabled()), t.number("k", c.throttle().k(), 1, 1000),
+                atLeastASecond(t, "window", c.throttle().window()));
+        boolean baseValves = c.throttle().minRequestsPerSecond() > 0 || c.throttle().maxDropProbability() < 1;
+        if (!t.bool("valves", baseValves)) {
+            throttle = throttle.withoutSafetyValves(); // the bare SPEC §4.5 formula, as in its table
         }
-        double fraction = p.number("pace_fraction", b.paceFraction(), 0.01, 1);
-        boolean follow = p.bool("follow_headers", b.followHeaders());
-        Section a = s.section("admission", "admission: max_queue, max_concurrent", Set.of("max_queue", "max_concurrent"));
-        int maxQueue = (int) a.integer("max_queue", b.maxQueue(), 0, 10_000_000);
-        int maxConcurrent = (int) a.integer("max_concurrent", b.maxConcurrent(), 1, 10_000_000);
+        Section p = s.section("pacer", "pacer: per-second, burst, pace-fraction, follow-headers",
+                Set.of("per-second", "burst", "pace-fraction", "follow-headers"));
+        double perSecond = p.number("per-second", c.pacer().documentedPerSecond(), 0, 1e9);
+        double burst = p.number("burst", c.pacer().documentedBurst(), 0, 1e9);
+        PacerConfig pacer = c.pacer();
+        if (perSecond > 0 && burst < 1) {
+            if (p.present()) {
+                s.problems().add(p.self(), "a documented per-second needs a burst >= 1");
+            }
+        } else {
+            double fraction = p.number("pace-fraction", c.pacer().paceFraction(), 0.01, 1);
+            boolean follow = p.bool("follow-headers", c.pacer().followHeaders());
+            PacerConfig base = perSecond > 0 ? PacerConfig.documented(perSecond, burst) : PacerConfig.defaults();
+            pacer = base.withPaceFraction(fraction).withFollowHeaders(follow);
+        }
+        Section a = s.section("admission", "admission: max-queue, max-concurrent", Set.of("max-queue", "max-concurrent"));
+        AdmissionConfig admission = AdmissionConfig.of(
+                (int) a.integer("max-queue", c.admission().maxQueue(), 0, 10_000_000),
+                (int) a.integer("max-concurrent", c.admission().maxConcurrent(), 1, 10_000_000));
         boolean shared = s.bool("shared", b.shared());
-        return new SdkSettings(enabled, maxAttempts, jitter, backoffBase, backoffCap, maxWait, budgetEnabled, ratio,
-                budgetWindow, minRetries, throttleEnabled, k, throttleWindow, valves, perSecond, burst, fraction,
-                follow, maxQueue, maxConcurrent, shared);
+        return new SdkSettings(enabled, new ClientConfig(retry, budget, throttle, pacer, admission), jitter,
+                budgetEnabled, shared);
     }
 
     private static Duration positive(Section s, String name, Duration dflt) {
@@ -530,8 +554,8 @@ public final class ScenarioReader {
     }
 
     private static AppRetry appRetry(Section fleet, AppRetry b) {
-        Section s = fleet.section("app_retry", "app_retry: attempts, base, factor, jitter, on, reuse_idempotency_key",
-                Set.of("attempts", "base", "factor", "jitter", "on", "reuse_idempotency_key"));
+        Section s = fleet.section("app-retry", "app-retry: attempts, base, factor, jitter, on, reuse-idempotency-key",
+                Set.of("attempts", "base", "factor", "jitter", "on", "reuse-idempotency-key"));
         if (!s.present()) {
             return b;
         }
@@ -554,6 +578,6 @@ public final class ScenarioReader {
             on = statuses;
         }
         return new AppRetry(attempts, base, factor, jitter, on,
-                s.bool("reuse_idempotency_key", b.reuseIdempotencyKey()));
+                s.bool("reuse-idempotency-key", b.reuseIdempotencyKey()));
     }
 }

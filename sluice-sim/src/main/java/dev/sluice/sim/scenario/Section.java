@@ -2,15 +2,12 @@ package dev.sluice.sim.scenario;
 
 import dev.sluice.config.ConfigNode;
 import dev.sluice.config.ConfigProblems;
-import java.math.BigDecimal;
+import dev.sluice.config.Durations;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * A mapping of a scenario file read field by field: each getter returns the value written, or the
@@ -18,8 +15,6 @@ import java.util.regex.Pattern;
  * is malformed. A missing section reads as all defaults. Not thread-safe.
  */
 final class Section {
-
-    private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s|m|h)");
 
     private final ConfigNode node;
     private final ConfigProblems problems;
@@ -71,7 +66,7 @@ final class Section {
             return dflt;
         }
         if (isNone(n)) {
-            problems.add(n, "must be a duration like 5s or 250ms, was " + n.describe());
+            problems.add(n, "must be " + Durations.EXPECTED + ", was " + n.describe());
             return dflt;
         }
         Duration d = parseDuration(n);
@@ -96,33 +91,7 @@ final class Section {
     }
 
     private Duration parseDuration(ConfigNode n) {
-        if (isNone(n)) {
-            return null;
-        }
-        if (n.kind() == ConfigNode.Kind.SCALAR && n.scalarType() == ConfigNode.ScalarType.INTEGER
-                && "0".equals(n.text().strip())) {
-            return Duration.ZERO;
-        }
-        if (n.kind() == ConfigNode.Kind.SCALAR && n.scalarType() == ConfigNode.ScalarType.STRING) {
-            Matcher m = DURATION.matcher(n.text().strip().toLowerCase(Locale.ROOT));
-            if (m.matches()) {
-                BigDecimal amount = new BigDecimal(m.group(1));
-                BigDecimal nanosPerUnit = switch (m.group(2)) {
-                    case "ms" -> BigDecimal.valueOf(1_000_000L);
-                    case "s" -> BigDecimal.valueOf(1_000_000_000L);
-                    case "m" -> BigDecimal.valueOf(60_000_000_000L);
-                    default -> BigDecimal.valueOf(3_600_000_000_000L);
-                };
-                BigDecimal nanos = amount.multiply(nanosPerUnit);
-                if (nanos.compareTo(BigDecimal.valueOf(366L * 86_400 * 1_000_000_000L)) > 0) {
-                    problems.add(n, "must be at most 366 days, was " + n.describe());
-                    return null;
-                }
-                return Duration.ofNanos(nanos.longValue());
-            }
-        }
-        problems.add(n, "must be a duration like 5s, 250ms, 2m or 1h, was " + n.describe());
-        return null;
+        return isNone(n) ? null : n.asDuration(problems).orElse(null);
     }
 
     long integer(String name, long dflt, long min, long max) {
@@ -136,54 +105,16 @@ final class Section {
 
     double number(String name, double dflt, double min, double max) {
         ConfigNode n = node(name);
-        if (n == null) {
-            return dflt;
-        }
-        Optional<Double> v = number(n);
-        if (v.isEmpty()) {
-            return dflt;
-        }
-        double d = v.get();
-        if (d < min || d > max) {
-            problems.add(n, "must be in " + plain(min) + ".." + plain(max) + ", was " + n.text());
-            return dflt;
-        }
-        return d;
-    }
-
-    private Optional<Double> number(ConfigNode n) {
-        if (n.kind() == ConfigNode.Kind.SCALAR && n.scalarType() == ConfigNode.ScalarType.INTEGER) {
-            var v = n.asLong(problems);
-            return v.isPresent() ? Optional.of((double) v.getAsLong()) : Optional.empty();
-        }
-        if (n.kind() == ConfigNode.Kind.SCALAR && n.scalarType() == ConfigNode.ScalarType.DECIMAL) {
-            try {
-                double d = Double.parseDouble(n.text().replace("_", ""));
-                if (Double.isFinite(d)) {
-                    return Optional.of(d);
-                }
-            } catch (NumberFormatException e) {
-                // reported below
-            }
-        }
-        problems.add(n, "must be a number, was " + n.describe());
-        return Optional.empty();
+        return n == null ? dflt : n.asDouble(problems, min, max).orElse(dflt);
     }
 
     static Optional<Double> number(ConfigNode n, ConfigProblems problems) {
-        return new Section(null, problems).number(n);
+        return n.asDouble(problems, -Double.MAX_VALUE, Double.MAX_VALUE);
     }
 
     boolean bool(String name, boolean dflt) {
         ConfigNode n = node(name);
-        if (n == null) {
-            return dflt;
-        }
-        if (n.kind() == ConfigNode.Kind.SCALAR && n.scalarType() == ConfigNode.ScalarType.BOOLEAN) {
-            return Boolean.parseBoolean(n.text().strip().toLowerCase(Locale.ROOT));
-        }
-        problems.add(n, "must be true or false, was " + n.describe());
-        return dflt;
+        return n == null ? dflt : n.asBoolean(problems).orElse(dflt);
     }
 
     String text(String name, String dflt) {
@@ -200,21 +131,6 @@ final class Section {
 
     <E> E choice(String name, E dflt, Map<String, E> options) {
         ConfigNode n = node(name);
-        if (n == null) {
-            return dflt;
-        }
-        if (n.kind() == ConfigNode.Kind.SCALAR) {
-            E e = options.get(n.text().strip().toLowerCase(Locale.ROOT));
-            if (e != null) {
-                return e;
-            }
-        }
-        problems.add(n, "must be one of " + String.join(", ", new TreeSet<>(options.keySet())) + ", was "
-                + n.describe());
-        return dflt;
-    }
-
-    private static String plain(double d) {
-        return d == Math.rint(d) && Math.abs(d) < 1e15 ? Long.toString((long) d) : Double.toString(d);
+        return n == null ? dflt : n.asChoice(problems, options).orElse(dflt);
     }
 }

@@ -3,6 +3,7 @@ package dev.sluice.sim.scenario;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.client.ClientConfig;
 import dev.sluice.config.ConfigException;
 import dev.sluice.config.ConfigProblem;
 import java.io.IOException;
@@ -74,6 +75,43 @@ class ScenarioReaderTest {
     }
 
     @Test
+    void theSdkDefaultsAreTheSdksOwn() {
+        Scenario s = ScenarioReader.read("s.yaml", new StringReader("name: t\nduration: 10s\n"));
+
+        assertThat(s.variants().get(0).fleet().sdk().client()).isEqualTo(ClientConfig.defaults());
+        assertThat(s.variants().get(0).fleet().sdk().effective()).isEqualTo(ClientConfig.defaults());
+    }
+
+    @Test
+    void kebabCaseKeysAreTheFormatAndSnakeCaseReadsTheSameWithAWarning() {
+        String kebab = """
+                name: t
+                duration: 10s
+                server: { service-time: { distribution: constant, mean: 20ms }, limit: { scope: per-client, policies: [ { name: b, q: 5 } ] } }
+                fleet:
+                  sdk: { retry: { max-attempts: 2, backoff-base: 1.5s }, pacer: { per-second: 10, burst: 10 } }
+                  app-retry: { attempts: 2, reuse-idempotency-key: false }
+                """;
+        Scenario a = ScenarioReader.read("k.yaml", new StringReader(kebab));
+        Scenario b = ScenarioReader.read("s.yaml", new StringReader(kebab.replace("service-time", "service_time")
+                .replace("per-client", "per_client").replace("max-attempts", "max_attempts")
+                .replace("backoff-base", "backoff_base").replace("per-second", "per_second")
+                .replace("app-retry", "app_retry").replace("reuse-idempotency-key", "reuse_idempotency_key")));
+
+        assertThat(b.variants()).isEqualTo(a.variants());
+        assertThat(a.warnings()).isEmpty();
+        assertThat(a.variants().get(0).fleet().sdk().client().retry().backoffBase()).isEqualTo(Duration.ofMillis(1500));
+        assertThat(b.warnings()).extracting(ConfigProblem::toString).containsExactly(
+                "s.yaml:3: server.service-time: \"service_time\" is the deprecated spelling; write \"service-time\"",
+                "s.yaml:5: fleet.sdk.retry.max-attempts: \"max_attempts\" is the deprecated spelling; write \"max-attempts\"",
+                "s.yaml:5: fleet.sdk.retry.backoff-base: \"backoff_base\" is the deprecated spelling; write \"backoff-base\"",
+                "s.yaml:5: fleet.sdk.pacer.per-second: \"per_second\" is the deprecated spelling; write \"per-second\"",
+                "s.yaml:6: fleet.app-retry: \"app_retry\" is the deprecated spelling; write \"app-retry\"",
+                "s.yaml:6: fleet.app-retry.reuse-idempotency-key: \"reuse_idempotency_key\" is the deprecated spelling;"
+                        + " write \"reuse-idempotency-key\"");
+    }
+
+    @Test
     void aBadValueIsReportedWithFileLineAndField() {
         assertThat(problems("""
                 name: t
@@ -97,7 +135,7 @@ class ScenarioReaderTest {
                   arrivals: { proces: poisson }
                 """);
         assertThat(p).containsExactlyInAnyOrder(
-                "s.yaml:2: duration: must be a duration like 5s, 250ms, 2m or 1h, was \"ten seconds\"",
+                "s.yaml:2: duration: must be a duration like 250ms, 1.5s, 5m, 2h or 3d, was \"ten seconds\"",
                 "s.yaml:5: server.outages[0].to: must be after from (5s), was 2s",
                 "s.yaml:5: server.outages[0].status: must be 429 or 503, was 500",
                 "s.yaml:7: fleet.clients: must be in 1..1000000, was 0",

@@ -67,6 +67,9 @@ public final class DialectInput {
     private boolean jsonParsed;
     private ProblemDetails problem;
     private boolean problemParsed;
+    private final ErrorCodeTable errorCodes;
+    private ErrorCodeTable.Match errorCode;
+    private boolean errorCodeLooked;
 
     /**
      * @param response the response
@@ -74,6 +77,17 @@ public final class DialectInput {
      *     {@code Date}
      */
     public DialectInput(ResponseView response, Instant localNow) {
+        this(response, localNow, ErrorCodeTable.standard());
+    }
+
+    /**
+     * @param response the response
+     * @param localNow the caller's wall clock at receipt, used only when the response has no valid
+     *     {@code Date}
+     * @param errorCodes the vendor error codes and phrases {@link #errorCode()} looks up
+     */
+    public DialectInput(ResponseView response, Instant localNow, ErrorCodeTable errorCodes) {
+        this.errorCodes = Objects.requireNonNull(errorCodes, "errorCodes");
         this.response = Objects.requireNonNull(response, "response");
         this.localNow = Objects.requireNonNull(localNow, "localNow");
         this.serverDate = HttpDate.parse(response.headers().first("Date").orElse(null), localNow);
@@ -86,11 +100,14 @@ public final class DialectInput {
 
     /**
      * The name this class files a field under: lower case, with {@code rate-limit} spelled
-     * {@code ratelimit}.
+     * {@code ratelimit}, and HelloSign's {@code x-ratelimit-limit-remaining} filed as
+     * {@code x-ratelimit-remaining}.
      */
     static String canonical(String name) {
         String n = name.toLowerCase(Locale.ROOT);
-        return n.contains("rate-limit") ? n.replace("rate-limit", "ratelimit") : n;
+        n = n.contains("rate-limit") ? n.replace("rate-limit", "ratelimit") : n;
+        // HelloSign's spelling of the remaining count: not a family named "remaining" (issue 16)
+        return n.equals("x-ratelimit-limit-remaining") ? "x-ratelimit-remaining" : n;
     }
 
     public ResponseView response() {
@@ -251,6 +268,21 @@ public final class DialectInput {
             }
         }
         return Optional.ofNullable(problem);
+    }
+
+    /**
+     * The row of the registry's {@link ErrorCodeTable} that the body matches on a 4xx status
+     * (a vendor code such as X's {@code 185} or YouTube's {@code quotaExceeded}, or a phrase),
+     * looked up once; empty on any other status or when nothing matches. Never throws.
+     */
+    public Optional<ErrorCodeTable.Match> errorCode() {
+        if (!errorCodeLooked) {
+            errorCodeLooked = true;
+            if (status() >= 400 && status() < 500 && body() != null) {
+                errorCode = errorCodes.lookup(json().orElse(null), body()).orElse(null);
+            }
+        }
+        return Optional.ofNullable(errorCode);
     }
 
     private static JsonNode parseJson(String body) {

@@ -8,6 +8,8 @@ import dev.sluice.wire.snapshot.Outcome;
 import dev.sluice.wire.snapshot.PolicySnapshot;
 import dev.sluice.wire.snapshot.PolicySnapshot.PolicyKind;
 import dev.sluice.wire.snapshot.RateLimitSnapshot;
+import dev.sluice.wire.value.HttpDate;
+import dev.sluice.wire.value.ListMembers;
 import dev.sluice.wire.value.WireNumbers;
 import java.time.Duration;
 import java.time.Instant;
@@ -62,9 +64,11 @@ public final class DialectRegistry {
     private static final DialectRegistry STANDARD = builder().registerStandard().build();
 
     private final List<Dialect> dialects;
+    private final ErrorCodeTable errorCodes;
 
-    private DialectRegistry(List<Dialect> dialects) {
+    private DialectRegistry(List<Dialect> dialects, ErrorCodeTable errorCodes) {
         this.dialects = List.copyOf(dialects);
+        this.errorCodes = errorCodes;
     }
 
     /**
@@ -113,12 +117,18 @@ public final class DialectRegistry {
     public Builder toBuilder() {
         Builder b = new Builder();
         b.dialects.addAll(dialects);
+        b.errorCodes = errorCodes;
         return b;
     }
 
     /** The dialects in precedence order. */
     public List<Dialect> dialects() {
         return dialects;
+    }
+
+    /** The vendor error codes and phrases read from 4xx bodies ({@link ErrorCodeTable#standard()} unless set). */
+    public ErrorCodeTable errorCodes() {
+        return errorCodes;
     }
 
     /**
@@ -133,7 +143,7 @@ public final class DialectRegistry {
     public RateLimitSnapshot read(ResponseView response, Instant localNow) {
         Objects.requireNonNull(response, "response");
         Objects.requireNonNull(localNow, "localNow");
-        DialectInput in = new DialectInput(response, localNow);
+        DialectInput in = new DialectInput(response, localNow, errorCodes);
 
         String dialectId = null;
         DialectReading reading = null;
@@ -172,10 +182,44 @@ public final class DialectRegistry {
                 policies,
                 violatedPolicy,
                 quotaResetAt,
-                reading == null ? null : reading.attributes(),
+                attributes(in, reading),
                 violated,
                 age);
     }
+
+    /** The fields whose HTTP-date may be sent in a lenient, non-RFC 9110 form. */
+    private static final String[] DATE_FIELDS = {"Date", RetryAfter.FIELD, "RateLimit-ResetTime"};
+
+    /**
+     * The dialect's attributes, plus {@value #NON_CONFORMANT_DATE} naming every field whose
+     * HTTP-date was read only leniently (a numeric or spelled-out zone, RFC 9110 §5.6.7).
+     */
+    private static Map<String, String> attributes(DialectInput in, DialectReading reading) {
+        Map<String, String> attributes = reading == null ? Map.of() : reading.attributes();
+        StringBuilder lenient = null;
+        for (String field : DATE_FIELDS) {
+            for (String value : ListMembers.of(in.all(field))) {
+                if (!HttpDate.conforms(value) && HttpDate.parse(value, in.responseTime()) != null) {
+                    lenient = lenient == null ? new StringBuilder() : lenient.append(", ");
+                    lenient.append(field);
+                    break;
+                }
+            }
+        }
+        if (lenient == null) {
+            return attributes;
+        }
+        Map<String, String> out = new LinkedHashMap<>(attributes);
+        out.put(NON_CONFORMANT_DATE, lenient.toString());
+        return out;
+    }
+
+    /**
+     * The snapshot attribute that lists, comma-separated, the fields ({@code Date},
+     * {@code Retry-After}, {@code RateLimit-ResetTime}) whose HTTP-date was not in an RFC 9110
+     * form but was read leniently ({@link HttpDate}).
+     */
+    public static final String NON_CONFORMANT_DATE = "non_conformant_date";
 
     private static Duration retryAfter(DialectInput in, DialectReading reading, ProblemDetails problem,
             Instant localNow, Duration age) {
@@ -342,8 +386,19 @@ public final class DialectRegistry {
     /** Collects dialects in precedence order; not thread-safe. */
     public static final class Builder {
         private final List<Dialect> dialects = new ArrayList<>();
+        private ErrorCodeTable errorCodes = ErrorCodeTable.standard();
 
         private Builder() {
+        }
+
+        /**
+         * The vendor error codes and phrases that mark a 4xx body as a rate limit or a spent quota
+         * (default {@link ErrorCodeTable#standard()}); extend the standard one with
+         * {@code ErrorCodeTable.standard().toBuilder()}.
+         */
+        public Builder errorCodes(ErrorCodeTable table) {
+            this.errorCodes = Objects.requireNonNull(table, "table");
+            return this;
         }
 
         /** Appends {@code dialect}: it is asked after every dialect registered before it. */
@@ -387,7 +442,7 @@ public final class DialectRegistry {
         }
 
         public DialectRegistry build() {
-            return new DialectRegistry(dialects);
+            return new DialectRegistry(dialects, errorCodes);
         }
     }
 }

@@ -16,10 +16,11 @@ import java.util.Set;
  *       {@code parameters.retry_after}, ... ({@link Signals#bodyRetryAfter}) is the wait; a
  *       top-level {@code limit} number the quota and {@code current} the used count (e.g.
  *       Emailit).</li>
- *   <li>Known vendor codes: Stripe {@code error.code} {@code rate_limit} / {@code lock_timeout}
- *       (Stripe sent 400 before API version 2015-09-08), X/Twitter {@code errors[].code} 88, Okta
- *       {@code errorCode} {@code E0000047}, Twilio {@code code} 20429, Slack {@code error}
- *       {@code ratelimited}. The code is kept as attribute {@code error_code}.</li>
+ *   <li>Known vendor codes and phrases, from the registry's {@link ErrorCodeTable} (Meta
+ *       {@code error.code} 4/17/32/613, YouTube {@code errors[].reason} {@code quotaExceeded}, X
+ *       {@code errors[].code} 88/185, Salesforce's array of {@code errorCode}s, Stripe, Okta,
+ *       Twilio, Slack, ...), in JSON objects and arrays: the row's kind decides. The code is kept
+ *       as attribute {@code error_code} ({@code vendor:value}).</li>
  *   <li>Otherwise the words servers use: "rate limit", "too many requests",
  *       "too fast", "allowed queries exceeded", ... in JSON text members or a plain-text/HTML body
  *       (RDAP servers send 403 and 422 this way). A daily or monthly limit named in the
@@ -49,12 +50,14 @@ public final class ErrorBodyDialect implements Dialect {
         JsonNode json = in.json().orElse(null);
         DialectReading.Builder r = DialectReading.builder();
         boolean matched = false;
-        if (json != null && json.isObject()) {
-            Duration wait = Signals.bodyRetryAfter(json);
+        if (json != null) {
+            Duration wait = Signals.bodyRetryAfter(json); // objects and arrays (Salesforce)
             if (wait != null) {
                 r.retryAfter(wait);
                 matched = true;
             }
+        }
+        if (json != null && json.isObject()) {
             JsonNode limit = json.get("limit");
             if (limit != null && limit.canConvertToLong() && limit.isIntegralNumber() && limit.longValue() >= 0) {
                 JsonNode current = json.get("current");
@@ -64,54 +67,22 @@ public final class ErrorBodyDialect implements Dialect {
                                 ? current.longValue() : null)
                         .build());
             }
-            String code = knownCode(json);
-            if (code != null) {
-                r.attribute("error_code", code).outcome(Outcome.RATE_LIMITED);
-                return Optional.of(r.build());
-            }
+        }
+        ErrorCodeTable.Match code = in.errorCode().orElse(null);
+        if (code != null) {
+            return Optional.of(r.attribute("error_code", code.code()).outcome(code.kind()).build());
+        }
+        if (json != null && json.isObject()) {
             String headline = join(Signals.text(json, "error"), Signals.text(json, "message"),
                     Signals.text(json, "error", "message"));
             if (Signals.saysQuotaSpent(headline)) {
                 return Optional.of(r.outcome(Outcome.QUOTA_EXHAUSTED).build());
             }
-            if (matched || Signals.saysRateLimited(in.body())) {
-                return Optional.of(r.outcome(Outcome.RATE_LIMITED).build());
-            }
-            return Optional.empty();
         }
-        if (Signals.saysRateLimited(in.body())) {
+        if (matched || Signals.saysRateLimited(in.body())) {
             return Optional.of(r.outcome(Outcome.RATE_LIMITED).build());
         }
         return Optional.empty();
-    }
-
-    /** A vendor's rate-limit error code, as {@code vendor:code}, or {@code null}. */
-    private static String knownCode(JsonNode json) {
-        String stripe = Signals.text(json, "error", "code");
-        if ("rate_limit".equals(stripe) || "lock_timeout".equals(stripe)) {
-            return "stripe:" + stripe;
-        }
-        JsonNode errors = json.get("errors");
-        if (errors != null && errors.isArray()) {
-            for (JsonNode e : errors) {
-                JsonNode c = e.get("code");
-                if (c != null && c.isIntegralNumber() && c.asLong() == 88) {
-                    return "twitter:88";
-                }
-            }
-        }
-        if ("E0000047".equals(Signals.text(json, "errorCode"))) {
-            return "okta:E0000047";
-        }
-        JsonNode twilio = json.get("code");
-        if (twilio != null && twilio.isIntegralNumber() && twilio.asLong() == 20429) {
-            return "twilio:20429";
-        }
-        String slack = Signals.text(json, "error");
-        if (json.path("ok").isBoolean() && ("ratelimited".equals(slack) || "rate_limited".equals(slack))) {
-            return "slack:" + slack;
-        }
-        return null;
     }
 
     private static String join(String... parts) {

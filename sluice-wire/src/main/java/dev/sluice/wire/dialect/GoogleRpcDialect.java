@@ -19,9 +19,12 @@ import java.util.Optional;
  *       become policies named by the quota id.</li>
  *   <li>A per-day quota ({@code ...PerDay...}, R08b) means {@code quota_exhausted}: retrying after
  *       the hint fails again until the daily reset. Per-minute quotas are rate limits (R08c).</li>
- *   <li>{@code RESOURCE_EXHAUSTED} that names no quota and gives no {@code RetryInfo} is Vertex
- *       AI's shared-capacity signal (dynamic shared quota): {@code overloaded}, not the caller's
- *       limit.</li>
+ *   <li>{@code RESOURCE_EXHAUSTED} that names no quota and gives no {@code RetryInfo} (FCM's
+ *       {@code QUOTA_EXCEEDED}, Vertex AI's per-minute quota message, the bare "Resource has been
+ *       exhausted (e.g. check quota).") is still the caller's limit: {@code rate_limited}, or
+ *       {@code quota_exhausted} when its message names a per-day quota or an
+ *       {@link ErrorCodeTable} row says so. It is {@code overloaded} only when the message says
+ *       shared capacity is short ("overloaded", "high demand", ...), issue 16.</li>
  * </ul>
  */
 public final class GoogleRpcDialect implements Dialect {
@@ -95,7 +98,14 @@ public final class GoogleRpcDialect implements Dialect {
                 r.violatedPolicy(r.policies().get(0).name());
             }
         } else {
-            r.outcome(Outcome.OVERLOADED);
+            // neither RetryInfo nor QuotaFailure: still addressed to the caller (a 429 is), unless the
+            // message names a spent daily quota, a vendor code says which, or it says capacity is short
+            String message = Signals.text(error, "message");
+            ErrorCodeTable.Match code = in.errorCode().orElse(null);
+            r.outcome(code != null ? code.kind()
+                    : Signals.saysCapacityShort(message) ? Outcome.OVERLOADED
+                    : Signals.saysQuotaSpent(message) ? Outcome.QUOTA_EXHAUSTED
+                    : Outcome.RATE_LIMITED);
         }
         return Optional.of(r.build());
     }

@@ -3,6 +3,7 @@ package dev.sluice.wire.dialect;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sluice.wire.snapshot.Outcome;
 import dev.sluice.wire.snapshot.PolicySnapshot;
+import dev.sluice.wire.value.WireNumbers;
 import java.util.LinkedHashSet;
 import java.util.Locale;
 import java.util.Optional;
@@ -54,7 +55,7 @@ public final class OpenAiDialect implements Dialect {
             for (String prefix : new String[] {LIMIT, REMAINING, RESET}) {
                 if (name.startsWith(prefix) && name.length() > prefix.length()) {
                     String family = name.substring(prefix.length());
-                    if (!(prefix.equals(RESET) && family.equals("after"))) { // Discord's x-ratelimit-reset-after
+                    if (!FIELD_WORDS.contains(family)) {
                         families.add(family);
                     }
                 }
@@ -71,19 +72,106 @@ public final class OpenAiDialect implements Dialect {
             if (isNegative(limitText) && (remainingText == null || isNegative(remainingText))) {
                 continue; // Azure OpenAI's -1 sentinel: not reported
             }
+            Long window = windowOf(family);
+            Long quota = in.count(LIMIT + family);
+            long[] rate = window == null ? null : rate(limitText, window);
+            if (rate != null) {
+                quota = rate[0]; // 0.5 per second is 5 per 10 s: a decimal rate read exactly
+                window = rate[1];
+            }
             PolicySnapshot.Builder p = PolicySnapshot.builder()
                     .name(family)
-                    .quota(in.count(LIMIT + family))
+                    .quota(quota)
                     .remaining(in.count(REMAINING + family))
-                    .windowSeconds(windowOf(family))
+                    .windowSeconds(window)
                     .quotaUnit(unitOf(family));
             ResetUnit.DELTA_SECONDS.applyLongest(in.members(RESET + family), in.responseTime(), p);
-            r.policy(p.build());
+            PolicySnapshot policy = p.build();
+            if (policy.quota() != null || policy.remaining() != null || policy.resetIn() != null) {
+                r.policy(policy); // a family of garbage alone reports nothing; the others stand
+            }
         }
+        plainFamily(in, r);
         if (insufficientQuota) {
             r.outcome(Outcome.QUOTA_EXHAUSTED).violatedPolicy("insufficient_quota");
         }
         return Optional.of(r.build());
+    }
+
+    /**
+     * The plain {@code x-ratelimit-limit} / {@code -remaining} / {@code -reset} family on the same
+     * response (Kong's {@code X-RateLimit-Limit-Minute} beside the upstream's own
+     * {@code X-RateLimit-Limit: 5000}; HelloSign's {@code x-ratelimit-limit-remaining}), read the way
+     * the GitHub or the generic {@code x-ratelimit} dialect reads it, and added after the suffixed
+     * families: every family on a response counts (issue 16).
+     */
+    private static void plainFamily(DialectInput in, DialectReading.Builder r) {
+        if (!in.has("x-ratelimit-limit") && !in.has("x-ratelimit-remaining") && !in.has("x-ratelimit-reset")) {
+            return;
+        }
+        Optional<DialectReading> reading = GitHubDialect.INSTANCE.read(in);
+        if (reading.isEmpty()) {
+            reading = XRateLimitDialect.standard().read(in);
+        }
+        reading.ifPresent(d -> {
+            d.policies().forEach(r::policy);
+            d.attributes().forEach(r::attribute);
+            if (d.outcome() != null) {
+                r.outcome(d.outcome());
+            }
+        });
+    }
+
+    /** Field words that follow {@code x-ratelimit-limit-} etc. without naming a family. */
+    private static final Set<String> FIELD_WORDS = Set.of("after", "remaining", "reset", "used", "limit");
+
+    /**
+     * A limit with a fraction ({@code 0.5}, {@code 2.25}) as whole units over a longer window:
+     * {@code {5, 10}} for 0.5 per second; {@code null} for a whole number, a non-decimal, or a
+     * window that would pass 10<sup>9</sup> s.
+     */
+    static long[] rate(String value, long window) {
+        if (value == null) {
+            return null;
+        }
+        String v = value.strip();
+        int dot = v.indexOf('.');
+        if (dot < 0 || !WireNumbers.isDecimal(v)) {
+            return null;
+        }
+        String fraction = v.substring(dot + 1);
+        int end = fraction.length();
+        while (end > 0 && fraction.charAt(end - 1) == '0') {
+            end--;
+        }
+        if (end == 0) {
+            return null; // 50.00 is 50: parseDecimalCount reads it
+        }
+        if (end > 6) {
+            end = 6; // a millionth is precision enough; the rest is rounded down, never overstated
+        }
+        long scale = 1;
+        for (int i = 0; i < end; i++) {
+            scale *= 10;
+        }
+        long whole = WireNumbers.parseCount(v.substring(0, dot).isEmpty() ? "0" : v.substring(0, dot));
+        long part = WireNumbers.parseCount(fraction.substring(0, end));
+        if (whole < 0 || part < 0 || whole > Long.MAX_VALUE / scale - 1 || window > 1_000_000_000L / scale) {
+            return null;
+        }
+        long q = whole * scale + part;
+        long w = window * scale;
+        long g = gcd(q, w);
+        return new long[] {q / g, w / g};
+    }
+
+    private static long gcd(long a, long b) {
+        while (b != 0) {
+            long t = a % b;
+            a = b;
+            b = t;
+        }
+        return a == 0 ? 1 : a;
     }
 
     /**

@@ -13,13 +13,17 @@ import java.util.List;
  *   <li>1xx–3xx: {@code ok}, whatever the headers say (a 200 with {@code r=0} was still served).</li>
  *   <li>503 and 529: {@code overloaded} (R09: never a quota matter).</li>
  *   <li>Any other 5xx: {@code server_error}, or {@code overloaded} when the dialect says so.</li>
- *   <li>A 4xx: the dialect's own verdict, when it gave one.</li>
+ *   <li>A 4xx: the dialect's own verdict, when it gave one; but {@code overloaded} only when the
+ *       body says in words that shared capacity is short ("overloaded", "over capacity", "high
+ *       demand", ...): a 4xx is addressed to the caller (issue 16).</li>
  *   <li>429 and 420 are limits. 400, 402, 403 and 422 are limits only with evidence: a problem
- *       type that says so, an exhausted policy, a {@code Retry-After}, or an error text in the
- *       words servers use ("rate limit", "too fast", ...). Otherwise {@code client_error} /
- *       {@code server_error}.</li>
+ *       type that says so, a vendor code or phrase of the {@link ErrorCodeTable}, an exhausted
+ *       policy, a {@code Retry-After}, or an error text in the words servers use ("rate limit",
+ *       "too fast", ...). Otherwise {@code client_error} / {@code server_error}.</li>
  *   <li>Which limit: a problem type code ({@code rate_limited}, {@code quota_exhausted},
- *       {@code out-of-credit}, {@code abnormal-usage-detected}, ...); else the kind of the policy
+ *       {@code out-of-credit}, {@code abnormal-usage-detected}, ...); else the kind of the
+ *       {@link ErrorCodeTable} row the body matched; else, on a 429, {@code overloaded} when the
+ *       body says shared capacity is short; else the kind of the policy
  *       the server named ({@code limit}, {@code violated-policies}) or, failing that, of an
  *       exhausted policy; else a draft-11 {@code quota-exceeded} type; else {@code rate_limited}.</li>
  * </ol>
@@ -43,15 +47,20 @@ final class OutcomeRules {
             // a 5xx is the server's trouble; only "overloaded" (Anthropic's overloaded_error) refines it
             return verdict == Outcome.OVERLOADED ? Outcome.OVERLOADED : Outcome.SERVER_ERROR;
         }
+        if (verdict == Outcome.OVERLOADED && !Signals.saysCapacityShort(in.body())) {
+            verdict = null; // a 4xx is addressed to the caller unless it says shared capacity is short
+        }
         if (verdict != null && verdict != Outcome.OK) {
             return verdict;
         }
         ProblemDetails problem = in.problem().orElse(null);
+        ErrorCodeTable.Match code = in.errorCode().orElse(null);
         Outcome byType = problem == null ? null : byProblemType(problem.typeCode());
         boolean limitStatus = status == 429 || status == 420;
         boolean maybeLimit = status == 400 || status == 402 || status == 403 || status == 422;
         if (!limitStatus) {
             boolean evidence = maybeLimit && (byType != null
+                    || code != null
                     || (problem != null && weakQuotaType(problem.typeCode()))
                     || policies.stream().anyMatch(PolicySnapshot::isExhausted)
                     || retryHint
@@ -63,6 +72,12 @@ final class OutcomeRules {
         }
         if (byType != null) {
             return byType;
+        }
+        if (code != null) {
+            return code.kind();
+        }
+        if (limitStatus && Signals.saysCapacityShort(in.body())) {
+            return Outcome.OVERLOADED;
         }
         PolicyKind named = kindOfNamed(violated, policies);
         if (named == PolicyKind.QUOTA) {

@@ -221,10 +221,8 @@ public enum ResetUnit {
     }
 
     private static void set(Reading r, PolicySnapshot.Builder policy) {
-        policy.resetIn(r.resetIn()).absoluteReset(r.absolute());
-        if (r.absolute() || policy.resetAt() == null) {
-            policy.resetAt(r.resetAt());
-        }
+        // resetAt always names the reset that resetIn (and so the wait) came from
+        policy.resetIn(r.resetIn()).absoluteReset(r.absolute()).resetAt(r.resetAt());
     }
 
     private static Reading delta(Duration in, Instant responseTime) {
@@ -245,10 +243,8 @@ public enum ResetUnit {
     /** Sets a relative reset of {@code in} on {@code policy} (draft-11 {@code t}, Go durations). */
     static void delta(Duration in, Instant responseTime, PolicySnapshot.Builder policy) {
         Duration d = WireNumbers.clamp(in);
-        policy.resetIn(d).absoluteReset(false);
-        if (policy.resetAt() == null) {
-            policy.resetAt(plus(responseTime, d));
-        }
+        // the relative reset is the one waited for, so resetAt is the instant it names (issue 16)
+        policy.resetIn(d).absoluteReset(false).resetAt(plus(responseTime, d));
     }
 
     /** {@code t + d}, or {@code null} beyond {@link Instant#MAX} (an absurd caller clock). */

@@ -20,7 +20,12 @@ final class Signals {
     private static final String[] QUOTA_PHRASES = {
         "daily limit", "daily quota", "per day", "per-day", "monthly limit", "monthly quota",
         "per month", "insufficient_quota", "out of credit", "out-of-credit", "enough credit",
-        "credits exhausted", "billing hard limit",
+        "credits exhausted", "billing hard limit", "per_day", "perday",
+    };
+    /** Words that say shared capacity, not the caller's own allowance, is short (issue 16). */
+    private static final String[] CAPACITY_PHRASES = {
+        "overloaded", "over capacity", "at capacity", "out of capacity", "insufficient capacity",
+        "no capacity", "capacity constraint", "high demand", "experiencing high traffic",
     };
 
     /** A positive value beyond any wait, which the duration readers saturate (R03). */
@@ -39,6 +44,11 @@ final class Signals {
     /** True when {@code text} says a daily/monthly quota or credit is spent. */
     static boolean saysQuotaSpent(String text) {
         return containsAny(text, QUOTA_PHRASES);
+    }
+
+    /** True when {@code text} says that shared capacity is short ("overloaded", "high demand", ...). */
+    static boolean saysCapacityShort(String text) {
+        return containsAny(text, CAPACITY_PHRASES);
     }
 
     private static boolean containsAny(String text, String[] phrases) {

@@ -19,13 +19,17 @@ import java.util.function.Function;
  * <ul>
  *   <li>delay-seconds ({@code 120}); an HTTP-date in any of its three forms, always UTC, converted
  *       with the response's own {@code Date} as "now" when present (skew-proof) and the caller's
- *       clock otherwise; a date in the past means zero (R01).</li>
+ *       clock otherwise; a date in the past means zero (R01). The RFC 5322 forms servers send
+ *       instead ({@code +0000}, {@code UT}, {@code GMT+00:00}, {@code -0700} applied, no day name)
+ *       are read leniently too (RFC 9110 §5.6.7; {@link HttpDate}); the registry records them as
+ *       non-conformant.</li>
  *   <li>Lenient where servers are known to stray (R02, R05): decimal seconds ({@code 0.503},
  *       {@code 2.0}) are rounded <em>up</em> to whole seconds so that a retry never comes earlier
  *       than asked; a Go duration ({@code 1m0s}) is accepted.</li>
  *   <li>Malformed values give {@link RetryAfterHint.Invalid}: a sign ({@code -1}, {@code +3}),
  *       trailing junk ({@code 120junk}), {@code inf}, {@code nan}, {@code 1e10000}, an unparseable
- *       date. A numeric-looking value is never re-read as a date.</li>
+ *       date. A numeric-looking value is never re-read as a date, except a whole RFC 5322 date
+ *       without its day name.</li>
  *   <li>Huge values ({@code 99999999999999999999}, a date in the year 9999) saturate at
  *       {@link WireNumbers#MAX_DURATION} (2<sup>31</sup> − 1 s) instead of overflowing (R03).</li>
  *   <li>A field sent twice, as two lines or as one comma-joined line ({@code 5, 10}), is one field
@@ -170,8 +174,13 @@ public final class RetryAfter {
             if (go != null) {
                 return new RetryAfterHint.Delay(WireNumbers.roundUp(go, MILLI), RetryAfterHint.Form.GO_DURATION, null);
             }
-            // numeric-looking but not a number: never fall back to date parsing (a year!)
-            return new RetryAfterHint.Invalid(value, "not a number");
+            // numeric-looking but not a number: never a bare year ("2026") read as a date; only the
+            // whole RFC 5322 form without its day name ("25 Jun 2020 21:30:12 +0000") is one
+            Instant dayless = s.indexOf(' ') > 0 ? HttpDate.parse(s, now) : null;
+            if (dayless == null) {
+                return new RetryAfterHint.Invalid(value, "not a number");
+            }
+            return new RetryAfterHint.Delay(between(now, dayless), RetryAfterHint.Form.HTTP_DATE, dayless);
         }
         Instant date = HttpDate.parse(s, now);
         if (date == null) {

@@ -29,8 +29,10 @@ import java.util.Map;
  * @param used units already spent in this window when the dialect says so (GitHub
  *     {@code x-ratelimit-used}, Shopify {@code 32/40}), else {@code null}; never negative
  * @param resetAt the reset instant on the server's clock: as the server stated it (epoch seconds,
- *     RFC 3339), else the response's time plus {@code resetIn}; {@code null} when unknown. For
- *     display and for a quota's reset instant; waits use {@code resetIn}
+ *     RFC 3339), else the response's time plus {@code resetIn}; {@code null} when unknown. It is
+ *     always the reset {@code resetIn} was read from: when a response states both an absolute and
+ *     a relative reset (Discord's {@code X-RateLimit-Reset} and {@code -Reset-After}), it is the
+ *     one waited for. For display and for a quota's reset instant; waits use {@code resetIn}
  * @param attributes further facts the dialect reported for this policy (draft-11 {@code pk} as
  *     canonical base64, unregistered parameters such as {@code burst}, a Salesforce
  *     {@code appName}); never {@code null}, insertion-ordered

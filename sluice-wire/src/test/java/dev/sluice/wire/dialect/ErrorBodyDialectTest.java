@@ -16,7 +16,7 @@ class ErrorBodyDialectTest {
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
         "400|{\"error\":{\"type\":\"invalid_request_error\",\"message\":\"x\",\"code\":\"rate_limit\"}}|stripe:rate_limit",
-        "429|{\"errors\":[{\"code\":88,\"message\":\"x\"}]}|twitter:88",
+        "429|{\"errors\":[{\"code\":88,\"message\":\"x\"}]}|x:88",
         "429|{\"errorCode\":\"E0000047\",\"errorSummary\":\"x\"}|okta:E0000047",
         "429|{\"status\":429,\"code\":20429}|twilio:20429",
         "429|{\"ok\":false,\"error\":\"ratelimited\"}|slack:ratelimited",

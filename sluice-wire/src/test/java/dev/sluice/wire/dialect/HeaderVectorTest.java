@@ -53,7 +53,15 @@ class HeaderVectorTest {
 
     @Test
     void discordRatelimit() {
-        run("discord-ratelimit.json", DialectRegistry.standard(), new VectorChecker());
+        // issue 16 wins over the vectors' reset_at_epoch: when both X-RateLimit-Reset (epoch) and
+        // -Reset-After (relative) are sent, reset_at is the reset waited for, i.e. receipt + Reset-After
+        // (these examples have no Date, so receipt is LOCAL_NOW; their 2016 epochs are long past).
+        run("discord-ratelimit.json", DialectRegistry.standard(), new VectorChecker()
+                .override("discord-headers-example", "reset_at_epoch", LOCAL_NOW.getEpochSecond() + 1,
+                        "issue 16: reset_at is Reset-After's instant")
+                .override("discord-429-user", "reset_at_epoch",
+                        new java.math.BigDecimal(LOCAL_NOW.getEpochSecond()).add(new java.math.BigDecimal("64.57")),
+                        "issue 16: reset_at is Reset-After's instant"));
     }
 
     @Test
@@ -78,7 +86,11 @@ class HeaderVectorTest {
 
     @Test
     void googleRpcStatusLegacyErrors() {
-        run("google-rpc-status-legacy-errors.json", DialectRegistry.standard(), new VectorChecker());
+        // issue 16 wins over this vector's "overloaded": a 429 is overloaded only when its body says in
+        // words that shared capacity is short; "Resource exhausted. Please try again later." with
+        // reason rateLimitExceeded does not, so it is the caller's rate limit.
+        run("google-rpc-status-legacy-errors.json", DialectRegistry.standard(), new VectorChecker()
+                .overrideKind("vertex-429-resource-exhausted", "rate_limited", "issue 16: 429 is overloaded only when it says so"));
     }
 
     @Test
@@ -252,6 +264,38 @@ class HeaderVectorTest {
         run("zendesk-ratelimit.json", DialectRegistry.standard(), new VectorChecker());
     }
 
+    // ---- vectors added by the project for issue 16 (files named sluice-*.json; see testdata/README.md)
+
+    /** Kind 1: a rate limit or a spent quota stated only in a 4xx body ({@link ErrorCodeTable}). */
+    @Test
+    void sluiceBodyLimitCodes() {
+        run("sluice-body-limit-codes.json", DialectRegistry.standard(), new VectorChecker());
+    }
+
+    /** Kind 2: a 429 is overloaded only when its body says shared capacity is short. */
+    @Test
+    void sluice429OverloadedOnlyWhenSaid() {
+        run("sluice-429-overloaded-only-when-said.json", DialectRegistry.standard(), new VectorChecker());
+    }
+
+    /** Kind 3: every x-ratelimit family on a response, suffixed and plain. */
+    @Test
+    void sluiceXRatelimitEveryFamily() {
+        run("sluice-x-ratelimit-every-family.json", DialectRegistry.standard(), new VectorChecker());
+    }
+
+    /** Kind 4: HTTP-dates with a numeric or spelled-out zone, read leniently and flagged. */
+    @Test
+    void sluiceHttpDateLenientZones() {
+        run("sluice-http-date-lenient-zones.json", DialectRegistry.standard(), new VectorChecker());
+    }
+
+    /** Both an absolute and a relative reset: reset_at is the one waited for. */
+    @Test
+    void sluiceAbsoluteAndRelativeReset() {
+        run("sluice-absolute-and-relative-reset.json", DialectRegistry.standard(), new VectorChecker());
+    }
+
     /** Every vector file has its test above: a new file fails this until it gets one. */
     @Test
     void everyVectorFileIsCovered() throws IOException {
@@ -295,7 +339,12 @@ class HeaderVectorTest {
                 "x-rate-limit-ms-reset.json",
                 "x-ratelimit-delta-reset.json",
                 "x-ratelimit-epoch-reset.json",
-                "zendesk-ratelimit.json");
+                "zendesk-ratelimit.json",
+                "sluice-body-limit-codes.json",
+                "sluice-429-overloaded-only-when-said.json",
+                "sluice-x-ratelimit-every-family.json",
+                "sluice-http-date-lenient-zones.json",
+                "sluice-absolute-and-relative-reset.json");
         try (Stream<java.nio.file.Path> listing = Files.list(HeaderVectors.folder())) {
             Set<String> present = listing.map(p -> p.getFileName().toString())
                     .filter(n -> n.endsWith(".json"))

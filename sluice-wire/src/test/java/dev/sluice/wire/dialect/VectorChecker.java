@@ -37,6 +37,11 @@ final class VectorChecker {
         return this;
     }
 
+    VectorChecker overrideKind(String vectorId, String kind, String reason) {
+        overrides.put(vectorId + "/kind", new SpecOverride(vectorId, "kind", JsonNodeFactory.instance.textNode(kind), reason));
+        return this;
+    }
+
     /** Every mismatch, one line each; empty when the snapshot meets every expectation. */
     List<String> check(HeaderVectors.Vector vector, RateLimitSnapshot s, Instant localNow) {
         List<String> errors = new ArrayList<>();
@@ -63,7 +68,8 @@ final class VectorChecker {
                     eq(errors, key, want.asText(), pk == null ? null
                             : new String(Base64.getDecoder().decode(pk), java.nio.charset.StandardCharsets.US_ASCII));
                 }
-                case "scope", "bucket", "resource" -> eq(errors, key, want.asText(), s.attributes().get(key));
+                case "scope", "bucket", "resource", "error_code", "non_conformant_date" ->
+                        eq(errors, key, want.isNull() ? null : want.asText(), s.attributes().get(key));
                 case "violated_policies" -> {
                     List<String> names = new ArrayList<>();
                     want.forEach(n -> names.add(n.asText()));
@@ -79,7 +85,7 @@ final class VectorChecker {
                 }
                 case "policies" -> {
                     for (JsonNode p : want) {
-                        policy(errors, s, p.get("id").asText(), p);
+                        policy(errors, s, p.get("id").isNull() ? null : p.get("id").asText(), p);
                     }
                 }
                 case "limits" -> want.properties().forEach(e -> policy(errors, s, e.getKey(), e.getValue()));

@@ -19,6 +19,8 @@ public record CallResult(Kind kind, int status, int attempts) {
         QUOTA_EXCEEDED_LOCALLY("quota known spent (failed by the SDK, no request)"),
         /** Still 429 rate_limited after the retries. */
         RATE_LIMITED("still rate limited after retries"),
+        /** The SDK's pacer could not grant a token within the call's deadline: refused locally, no request. */
+        PACED_OUT("refused by the SDK's pacer (no token within the deadline, no request)"),
         /** Still 503 after the retries. */
         UNAVAILABLE("still 503 after retries"),
         /** The SDK's retry budget refused a retry. */
@@ -27,7 +29,7 @@ public record CallResult(Kind kind, int status, int attempts) {
         LOCALLY_DROPPED("dropped locally by adaptive throttling"),
         /** The SDK's admission queue shed the call (full, or its deadline passed while queued). */
         SHED("shed by the SDK's admission queue"),
-        /** Anything else: another status, a transport error, a timeout. */
+        /** Anything else: another status (a 409 for a write still in flight, say), a transport error, a timeout. */
         FAILED("failed otherwise"),
         /** The demo stopped while the call was in progress. */
         ABANDONED("abandoned at the stop");

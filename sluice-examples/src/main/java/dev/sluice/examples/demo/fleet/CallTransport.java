@@ -1,11 +1,14 @@
 package dev.sluice.examples.demo.fleet;
 
+import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
+import java.util.concurrent.CompletableFuture;
+import java.util.random.RandomGenerator;
 
 /**
  * How one virtual client makes a call, retries included: the seam between the fleet and the HTTP
- * client it uses (a plain retry loop over the JDK client, or the Sluice SDK). One instance per
- * virtual client, used by that client's thread only.
+ * client it uses (the naive loop, the careful retry, or the Sluice SDK). One instance per virtual
+ * client; its calls run concurrently (open arrivals), so an implementation is thread-safe.
  */
 public interface CallTransport extends AutoCloseable {
 
@@ -14,9 +17,15 @@ public interface CallTransport extends AutoCloseable {
      *
      * @param request the first attempt's request (a write already carries its Idempotency-Key)
      * @param operation what it is, for routes that cost more than 1
+     * @param random this call's own random source (jitter, new keys), used by this call only
      * @throws InterruptedException if the thread is interrupted (the fleet is stopping)
      */
-    CallResult call(HttpRequest request, Operation operation) throws InterruptedException;
+    CallResult call(HttpRequest request, Operation operation, RandomGenerator random) throws InterruptedException;
+
+    /** Completes when the client is ready for its first call (the SDK: its pacer seeded). */
+    default CompletableFuture<Void> ready() {
+        return CompletableFuture.completedFuture(null);
+    }
 
     /** Releases what this client holds. */
     @Override
@@ -27,13 +36,10 @@ public interface CallTransport extends AutoCloseable {
     interface Factory extends AutoCloseable {
 
         /** The transport of the client {@code spec}, sending through {@code http} (the counted wire). */
-        CallTransport create(ClientSpec spec, java.net.http.HttpClient http, java.util.random.RandomGenerator random);
+        CallTransport create(ClientSpec spec, HttpClient http, RandomGenerator random);
 
-        /** Whether the table should show the SDK's columns (local drops, budget exhaustions). */
-        boolean isSdk();
-
-        /** A short name for the report ("plain JDK HttpClient, 3 attempts" or "Sluice SDK"). */
-        String description();
+        /** Which of the demo's clients this is. */
+        ClientKind kind();
 
         @Override
         default void close() {

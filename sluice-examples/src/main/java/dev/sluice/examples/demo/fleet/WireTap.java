@@ -26,7 +26,10 @@ import java.util.function.Consumer;
  *
  * <p>A 429's outcome needs its problem body; the tap copies up to {@value #MAX_COPIED_BYTES} bytes
  * of a 429 body on its way to the caller's body handler, which still receives all of it. Other
- * outcomes are known from the status line. Thread-safe.
+ * outcomes are known from the status line. An attempt whose {@value Fleet#CALL_HEADER} names a call
+ * the tap has seen before is also counted as a retry ({@link Series#RETRIES}), so retries are
+ * counted on the wire too, whichever client made them; {@link #forget(String)} drops a call that
+ * ended. Thread-safe.
  */
 final class WireTap extends ForwardingHttpClient {
 
@@ -34,10 +37,16 @@ final class WireTap extends ForwardingHttpClient {
 
     private final SeriesRecorder recorder;
     private final AtomicInteger inFlight = new AtomicInteger();
+    private final java.util.Set<String> callsSeen = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     WireTap(HttpClient delegate, SeriesRecorder recorder) {
         super(delegate);
         this.recorder = Objects.requireNonNull(recorder, "recorder");
+    }
+
+    /** Forgets the call {@code callId} (it ended: no attempt of it follows). */
+    void forget(String callId) {
+        callsSeen.remove(callId);
     }
 
     /** Attempts sent and not answered yet. */
@@ -48,7 +57,7 @@ final class WireTap extends ForwardingHttpClient {
     @Override
     public <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler)
             throws IOException, InterruptedException {
-        Attempt attempt = new Attempt();
+        Attempt attempt = new Attempt(request);
         try {
             HttpResponse<T> response = delegate.send(request, attempt.tap(handler));
             attempt.answered(AttemptOutcomes.of(response.statusCode(), null));
@@ -66,7 +75,7 @@ final class WireTap extends ForwardingHttpClient {
     @Override
     public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, HttpResponse.BodyHandler<T> handler,
             HttpResponse.PushPromiseHandler<T> pushPromiseHandler) {
-        Attempt attempt = new Attempt();
+        Attempt attempt = new Attempt(request);
         CompletableFuture<HttpResponse<T>> f;
         try {
             f = pushPromiseHandler == null ? delegate.sendAsync(request, attempt.tap(handler))
@@ -86,8 +95,13 @@ final class WireTap extends ForwardingHttpClient {
         final int second = recorder.attemptSent();
         final AtomicBoolean answered = new AtomicBoolean();
 
-        Attempt() {
+        Attempt(HttpRequest request) {
             inFlight.incrementAndGet();
+            request.headers().firstValue(Fleet.CALL_HEADER).ifPresent(call -> {
+                if (!callsSeen.add(call)) {
+                    recorder.event(Series.RETRIES);
+                }
+            });
         }
 
         void answered(Series outcome) {

@@ -19,6 +19,7 @@ public final class LiveTable {
     private final boolean terminal;
     private final List<Series> columns;
     private boolean progressShown;
+    private int rowsPrinted;
 
     /**
      * @param out where to print
@@ -50,9 +51,15 @@ public final class LiveTable {
 
     /** One second's row; {@code note} (may be empty) goes after the numbers ("blip"). */
     public void row(SecondCounts c, String note) {
+        rowsPrinted++;
         clearProgress();
         out.println(format(c, note));
         out.flush();
+    }
+
+    /** How many rows {@link #row} printed. */
+    public int rowsPrinted() {
+        return rowsPrinted;
     }
 
     /** The row of what happened while the fleet stopped, labelled "stop". */

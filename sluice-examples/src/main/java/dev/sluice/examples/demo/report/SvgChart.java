@@ -24,9 +24,13 @@ final class SvgChart {
     record Band(double fromSecond, double toSecond, String label) {
     }
 
+    /** A dashed horizontal line at {@code value} (a limit), with a label. */
+    record Rule(double value, String label) {
+    }
+
     private static final int LEFT = 64;
     private static final int RIGHT = 16;
-    private static final int TOP = 40;
+    private static final int TOP = 56;
     private static final int BOTTOM = 40;
 
     private SvgChart() {
@@ -42,16 +46,30 @@ final class SvgChart {
      * @param band a shaded interval, or null
      */
     static String render(String id, String title, int width, int height, int seconds, List<Line> lines, Band band) {
-        int plotW = width - LEFT - RIGHT;
-        int plotH = height - TOP - BOTTOM;
-        int span = Math.max(1, seconds);
+        return render(id, title, width, height, seconds, lines, band, null, maxOf(lines));
+    }
+
+    /** The largest value of {@code lines} (0 when empty). */
+    static long maxOf(List<Line> lines) {
         long max = 0;
         for (Line l : lines) {
             for (long v : l.values()) {
                 max = Math.max(max, v);
             }
         }
-        long yMax = niceCeiling(max);
+        return max;
+    }
+
+    /**
+     * The chart, its y axis up to the round ceiling of {@code scaleMax} (pass the same value to
+     * charts that must share one scale), with an optional {@code rule}.
+     */
+    static String render(String id, String title, int width, int height, int seconds, List<Line> lines, Band band,
+            Rule rule, long scaleMax) {
+        int plotW = width - LEFT - RIGHT;
+        int plotH = height - TOP - BOTTOM;
+        int span = Math.max(1, seconds);
+        long yMax = niceCeiling(Math.max(scaleMax, maxOf(lines)));
         StringBuilder svg = new StringBuilder();
         svg.append(String.format(Locale.ROOT,
                 "<svg id=\"%s\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\""
@@ -89,6 +107,13 @@ final class SvgChart {
         }
         svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">seconds</text>\n",
                 LEFT + plotW / 2, height - 6));
+        if (rule != null && rule.value() > 0 && rule.value() <= yMax) {
+            double y = TOP + plotH - plotH * rule.value() / yMax;
+            svg.append(String.format(Locale.ROOT,
+                    "<line class=\"rule\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#333\" stroke-dasharray=\"6 4\"/>"
+                            + "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#333\">%s</text>\n",
+                    LEFT, y, LEFT + plotW, y, LEFT + plotW - 4, y - 4, Html.escape(rule.label())));
+        }
         // lines
         for (Line l : lines) {
             StringBuilder points = new StringBuilder();
@@ -105,11 +130,17 @@ final class SvgChart {
         }
         // legend
         int x = LEFT;
+        int row = 0;
         for (Line l : lines) {
+            int w = 26 + 7 * l.name().length();
+            if (x > LEFT && x + w > width) {
+                x = LEFT; // wrap: a narrow chart's legend takes two rows
+                row++;
+            }
             svg.append(String.format(Locale.ROOT,
-                    "<rect x=\"%d\" y=\"14\" width=\"14\" height=\"4\" fill=\"%s\"/><text x=\"%d\" y=\"20\" fill=\"#222\">%s</text>\n",
-                    x, Html.escape(l.color()), x + 18, Html.escape(l.name())));
-            x += 26 + 7 * l.name().length();
+                    "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"4\" fill=\"%s\"/><text x=\"%d\" y=\"%d\" fill=\"#222\">%s</text>\n",
+                    x, 8 + 14 * row, Html.escape(l.color()), x + 18, 14 + 14 * row, Html.escape(l.name())));
+            x += w;
         }
         return svg.append("</svg>").toString();
     }

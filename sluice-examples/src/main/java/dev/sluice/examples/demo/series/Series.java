@@ -4,8 +4,10 @@ package dev.sluice.examples.demo.series;
  * The per-second series of a demo run. Every HTTP attempt the fleet sends is counted once in
  * {@link #OFFERED} and once in exactly one outcome ({@link #ADMITTED} .. {@link #OTHER}), both in
  * the second it was sent, so that per second {@code offered = admitted + rate_limited +
- * quota_exhausted + unavailable + other} once every attempt is answered. The other series count
- * events, in the second they happened.
+ * quota_exhausted + unavailable + other} once every attempt is answered. {@link #CALLS} counts the
+ * logical calls in the second they were made, and {@link #SUCCEEDED}, {@link #LOCAL_DROPS},
+ * {@link #BUDGET_EXHAUSTED} and {@link #LOCAL_QUOTA} how those calls ended, in the same second;
+ * {@link #RETRIES} counts attempts that repeated a call, in the second they were sent.
  */
 public enum Series {
     /** HTTP attempts sent to the edge (first attempts and retries). */
@@ -22,12 +24,16 @@ public enum Series {
     OTHER("other", "other", "any other status, or no response at all"),
     /** Attempts that were retries of a call (a subset of offered). */
     RETRIES("retries", "retries", "attempts that were retries (part of offered)"),
-    /** Calls the SDK's adaptive throttle dropped before they reached the network (SPEC §4.5). */
+    /** Calls the SDK's adaptive throttle dropped before they reached the network (SPEC §4.5), by the call's second. */
     LOCAL_DROPS("local_drops", "drops", "calls the SDK dropped locally (adaptive throttling)"),
     /** Retries the SDK's retry budget refused (SPEC §4.2). */
     BUDGET_EXHAUSTED("budget_exhausted", "budget-x", "retries the SDK's retry budget refused"),
     /** Calls the SDK failed at once, without a request, because it knew the quota was spent (SPEC §4.2). */
-    LOCAL_QUOTA("local_quota", "sdk-quota", "calls the SDK failed at once: the quota is known spent until its reset");
+    LOCAL_QUOTA("local_quota", "sdk-quota", "calls the SDK failed at once: the quota is known spent until its reset"),
+    /** Calls the fleet made (logical calls, not attempts), in the second they were made. */
+    CALLS("calls", "calls", "calls made (what the fleet's users asked for; one call may make several attempts)"),
+    /** Calls made in that second that ended in a 2xx, whenever they ended. */
+    SUCCEEDED("succeeded", "ok-calls", "calls made in that second that succeeded, however long they took");
 
     private final String id;
     private final String column;

@@ -106,6 +106,30 @@ public final class SeriesRecorder {
         }
     }
 
+    /** Counts one call as made now ({@link Series#CALLS}); returns its second for {@link #eventAt}. */
+    public int callStarted() {
+        int s = secondNow();
+        if (s != OUT_OF_RANGE) {
+            counts.incrementAndGet(s * WIDTH + Series.CALLS.ordinal());
+        }
+        return s;
+    }
+
+    /**
+     * Counts one event of {@code series} in {@code second} (how a call made then ended); nothing
+     * for {@link #OUT_OF_RANGE}.
+     *
+     * @throws IllegalArgumentException for {@link Series#OFFERED} and the outcomes
+     */
+    public void eventAt(int second, Series series) {
+        if (series == Series.OFFERED || series.isOutcome()) {
+            throw new IllegalArgumentException(series + " is counted per attempt");
+        }
+        if (second != OUT_OF_RANGE) {
+            counts.incrementAndGet(second * WIDTH + series.ordinal());
+        }
+    }
+
     /** The counts of {@code second} as they are now. */
     public SecondCounts second(int second) {
         Objects.checkIndex(second, capacitySeconds);

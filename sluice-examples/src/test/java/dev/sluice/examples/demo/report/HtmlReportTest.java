@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.examples.demo.fleet.CallResult;
 import dev.sluice.examples.demo.fleet.CallTotals;
+import dev.sluice.examples.demo.fleet.ClientKind;
 import dev.sluice.examples.demo.series.SecondCounts;
 import dev.sluice.examples.demo.series.Series;
 import dev.sluice.examples.shiplane.ShiplaneStats;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,19 +20,22 @@ import org.junit.jupiter.api.Test;
 
 class HtmlReportTest {
 
-    /** Ten seconds; a blip over seconds 4 and 5 turns admitted into 503s and retries. */
-    static RunReport tenSeconds(boolean sdk) {
+    /**
+     * Ten seconds of one client, a blip over seconds 4 and 5: {@code amplification} attempts per call
+     * in the blip, and 100 calls a second throughout, of which 90 succeed outside the blip.
+     */
+    static RunReport tenSeconds(ClientKind kind, int amplification, long duplicates) {
         List<SecondCounts> seconds = new ArrayList<>();
         for (int s = 0; s < 10; s++) {
             boolean blip = s == 4 || s == 5;
             long[] v = new long[Series.values().length];
-            v[Series.ADMITTED.ordinal()] = blip ? 0 : 600 + s;
-            v[Series.RATE_LIMITED.ordinal()] = 100;
-            v[Series.QUOTA_EXHAUSTED.ordinal()] = s >= 3 ? 40 : 0;
-            v[Series.UNAVAILABLE.ordinal()] = blip ? 650 : 0;
-            v[Series.OTHER.ordinal()] = s == 9 ? 1 : 0;
-            v[Series.RETRIES.ordinal()] = blip ? 60 : 5;
-            v[Series.LOCAL_DROPS.ordinal()] = sdk && blip ? 7 : 0;
+            v[Series.CALLS.ordinal()] = 100;
+            v[Series.SUCCEEDED.ordinal()] = blip ? 0 : 90;
+            v[Series.ADMITTED.ordinal()] = blip ? 0 : 90 + s;
+            v[Series.QUOTA_EXHAUSTED.ordinal()] = 10;
+            v[Series.UNAVAILABLE.ordinal()] = blip ? 100L * amplification : 0;
+            v[Series.RETRIES.ordinal()] = blip ? 100L * (amplification - 1) : 0;
+            v[Series.LOCAL_DROPS.ordinal()] = kind == ClientKind.SDK && blip ? 7 : 0;
             long offered = 0;
             for (Series x : Series.values()) {
                 offered += x.isOutcome() ? v[x.ordinal()] : 0;
@@ -38,66 +43,88 @@ class HtmlReportTest {
             v[Series.OFFERED.ordinal()] = offered;
             seconds.add(new SecondCounts(s, v));
         }
-        return new RunReport(Instant.parse("2026-11-30T18:00:00Z"), 10, false, List.of("edge http://127.0.0.1:1 <x>"),
-                sdk, Optional.of(new RunReport.Blip(4, 6)), seconds, Optional.empty(),
-                new CallTotals(Map.of(CallResult.Kind.SUCCEEDED, 4_818L, CallResult.Kind.QUOTA_EXCEEDED, 280L)),
-                new ShiplaneStats(6_000, 2_500, 0, 1_300, false, Map.of()));
+        return new RunReport(kind, Instant.parse("2026-11-30T18:00:00Z"), 10, false,
+                Optional.of(new RunReport.Blip(4, 6)), seconds, Optional.empty(),
+                new CallTotals(Map.of(CallResult.Kind.SUCCEEDED, 720L, CallResult.Kind.QUOTA_EXCEEDED, 280L)),
+                new ShiplaneStats(6_000, 400 + duplicates, duplicates, 1_300, 12, false, Map.of()), 100, 0,
+                List.of("edge: a note <x>"));
+    }
+
+    static ComparisonReport threeClients() {
+        return new ComparisonReport(Instant.parse("2026-11-30T18:00:00Z"), List.of("edge http://127.0.0.1:1 <x>"),
+                List.of(tenSeconds(ClientKind.NAIVE, 3, 25), tenSeconds(ClientKind.CAREFUL, 2, 0),
+                        tenSeconds(ClientKind.SDK, 1, 0)), 0.3, Duration.ofSeconds(3));
     }
 
     @Test
-    void thePerSecondTableHoldsEverySecondAndItsValues() {
-        RunReport run = tenSeconds(false);
-        String html = HtmlReport.render(run);
+    void eachClientsPerSecondTableHoldsEverySecondAndItsValues() {
+        ComparisonReport report = threeClients();
+        String html = HtmlReport.render(report);
 
-        for (SecondCounts c : run.seconds()) {
-            for (Series s : List.of(Series.OFFERED, Series.ADMITTED, Series.UNAVAILABLE, Series.RETRIES)) {
-                assertThat(cell(html, c.second(), s)).as("second %d %s", c.second(), s).isEqualTo(c.get(s));
+        for (RunReport run : report.runs()) {
+            String table = table(html, "per-second-" + run.client().id());
+            for (SecondCounts c : run.seconds()) {
+                for (Series s : List.of(Series.OFFERED, Series.ADMITTED, Series.UNAVAILABLE, Series.RETRIES, Series.CALLS)) {
+                    assertThat(cell(table, c.second(), s)).as("%s second %d %s", run.client(), c.second(), s)
+                            .isEqualTo(c.get(s));
+                }
             }
+            assertThat(table).contains("<tr data-second=\"4\" class=\"blip\">").doesNotContain(
+                    "<tr data-second=\"6\" class=\"blip\">");
         }
-        assertThat(html).contains("data-total=\"unavailable\">1300<");
-        assertThat(html).contains("<tr data-second=\"4\" class=\"blip\">", "<tr data-second=\"5\" class=\"blip\">")
-                .doesNotContain("<tr data-second=\"6\" class=\"blip\">");
+        assertThat(table(html, "per-second-naive")).contains("data-total=\"unavailable\">600<");
     }
 
     @Test
-    void eachChartLineHasOnePointPerSecond() {
-        String html = HtmlReport.render(tenSeconds(false));
+    void eachKindOfChartIsDrawnOncePerClientOnOneScale() {
+        String html = HtmlReport.render(threeClients());
 
-        Matcher m = Pattern.compile("<polyline class=\"series\" data-series=\"([^\"]+)\"[^>]* points=\"([^\"]*)\"").matcher(html);
-        List<String> names = new ArrayList<>();
-        while (m.find()) {
-            names.add(m.group(1));
-            assertThat(m.group(2).split(" ")).hasSize(10);
+        for (String trio : List.of("traffic", "rejections", "work")) {
+            List<String> tops = new ArrayList<>();
+            for (ClientKind k : ClientKind.values()) {
+                Matcher svg = Pattern.compile("<svg id=\"chart-" + trio + "-" + k.id() + "\".*?</svg>", Pattern.DOTALL)
+                        .matcher(html);
+                assertThat(svg.find()).as("%s chart of %s", trio, k).isTrue();
+                Matcher ticks = Pattern.compile("text-anchor=\"end\" fill=\"#555\">([0-9,]+)</text>").matcher(svg.group());
+                String top = null;
+                while (ticks.find()) {
+                    top = ticks.group(1);
+                }
+                tops.add(top);
+                Matcher points = Pattern.compile("points=\"([^\"]*)\"").matcher(svg.group());
+                while (points.find()) {
+                    assertThat(points.group(1).split(" ")).hasSize(10);
+                }
+            }
+            assertThat(tops).as(trio + ": the same y scale for the three clients").containsOnly(tops.get(0));
         }
-        assertThat(names).containsExactly("offered", "admitted", "429 rate", "429 quota", "503", "retries", "other");
-        assertThat(html).contains("<svg id=\"chart-traffic\"", "<svg id=\"chart-rejections\"", "class=\"band\"");
+        // the naive client's 3 attempts per call in the blip set the traffic scale: 300 + 10 quota -> 500
+        assertThat(html).contains("<svg id=\"chart-traffic-sdk\"");
+        assertThat(html.split("class=\"conclude\"", -1)).hasSize(10); // one sentence under each of the 9 charts
     }
 
     @Test
-    void theSdkColumnsAppearOnlyWhenTheFleetUsedTheSdk() {
-        assertThat(HtmlReport.render(tenSeconds(false))).doesNotContain("data-series=\"local_drops\"");
-        assertThat(HtmlReport.render(tenSeconds(true))).contains("data-series=\"local_drops\">7<",
-                "data-headline=\"budget_exhausted\"");
+    void theHeadlineTableAndEachChartsSentenceSayWhatTheFiguresAre() {
+        String html = HtmlReport.render(threeClients());
+
+        // naive: peak 310 attempts/s in the blip (300 503s + 10 quota 429s) against a limit of 100/s
+        assertThat(html).contains("<td data-client=\"naive\">310  3.10x</td>");
+        assertThat(html).contains("<td data-client=\"sdk\">110  1.10x</td>");
+        // retries in the blip: 200 per second on 100 calls for naive, 0 for the SDK
+        assertThat(html).contains("<td data-client=\"naive\">200.0 %</td>", "<td data-client=\"sdk\">0.0 %</td>");
+        assertThat(html).contains("Peaks at 310 attempts/s, 3.10x the limit (3.10x in the blip): its retries pile load");
+        assertThat(html).contains("Peaks at 110 attempts/s, 1.10x the limit (1.10x in the blip): it stays within 1.1x");
+        // 400 unique labels in 10 s; the naive client's 25 duplicates are not useful work
+        assertThat(html).contains("40.0 useful labels/s, 25 bought twice", "40.0 useful labels/s, 0 bought twice");
+        assertThat(html).contains("back to normal 0 s after the blip");
     }
 
     @Test
-    void theHeadlineGivesTotalsAndShares() {
-        String html = HtmlReport.render(tenSeconds(false));
-
-        // 10 s x 100 rate limited + admitted 600 + s outside the blip + 7 x 40 quota + 2 x 650 503 + 1 other
-        long offered = tenSeconds(false).totals().get(Series.OFFERED);
-        assertThat(offered).isEqualTo(1_000 + (600 * 8 + 0 + 1 + 2 + 3 + 6 + 7 + 8 + 9) + 280 + 1_300 + 1);
-        assertThat(html).contains("data-headline=\"offered\"><div class=\"value\">" + String.format("%,d", offered));
-        assertThat(html).contains("1,300 of them in blip seconds");
-        assertThat(html).contains("of 5,098 calls, 94.5 %");
-    }
-
-    @Test
-    void thePageIsSelfContained() {
-        String html = HtmlReport.render(tenSeconds(true));
+    void thePageIsSelfContainedAndEscapesText() {
+        String html = HtmlReport.render(threeClients());
 
         assertThat(html).doesNotContainIgnoringCase("<script").doesNotContain(" src=", " href=", "@import", "url(");
-        assertThat(html).contains("edge http://127.0.0.1:1 &lt;x&gt;"); // text is escaped
+        assertThat(html).contains("edge http://127.0.0.1:1 &lt;x&gt;", "edge: a note &lt;x&gt;");
     }
 
     @Test
@@ -110,8 +137,15 @@ class HtmlReportTest {
         assertThat(SvgChart.niceCeiling(4_100)).isEqualTo(5_000);
     }
 
-    private static long cell(String html, int second, Series s) {
-        Matcher row = Pattern.compile("<tr data-second=\"" + second + "\"[^>]*>(.*?)</tr>").matcher(html);
+    static String table(String html, String id) {
+        Matcher t = Pattern.compile("<table class=\"per-second\" id=\"" + id + "\">.*?</table>", Pattern.DOTALL)
+                .matcher(html);
+        assertThat(t.find()).as(id).isTrue();
+        return t.group();
+    }
+
+    static long cell(String table, int second, Series s) {
+        Matcher row = Pattern.compile("<tr data-second=\"" + second + "\"[^>]*>(.*?)</tr>").matcher(table);
         assertThat(row.find()).isTrue();
         Matcher cell = Pattern.compile("data-series=\"" + s.id() + "\">(\\d+)<").matcher(row.group(1));
         assertThat(cell.find()).isTrue();

@@ -33,9 +33,10 @@ class LiveTableTest {
 
         assertThat(text.toString()).doesNotContain("\r", "\033", "3/60 s");
         assertThat(text.toString().lines().toList()).containsExactly(
-                "   s   offered  admitted  429 rate 429 quota       503     other   retries",
-                "   3       812       655       157         0         0         0         0",
-                "   4       790       120       160         0       510         0         0  <- blip");
+                "   s   offered  admitted  429 rate 429 quota       503     other   retries     calls  ok-calls",
+                "   3       812       655       157         0         0         0         0         0         0",
+                "   4       790       120       160         0       510         0         0         0         0  <- blip");
+        assertThat(table.rowsPrinted()).isEqualTo(2);
     }
 
     @Test
@@ -48,7 +49,7 @@ class LiveTableTest {
         table.row(second(3, 1, 1, 0, 0, 0), "");
 
         String[] lines = text.toString().split("\n");
-        assertThat(lines[0]).endsWith("   retries     drops  budget-x sdk-quota");
+        assertThat(lines[0]).endsWith("   retries     drops  budget-x sdk-quota     calls  ok-calls");
         assertThat(lines[1]).startsWith("\r\033[2K3/60 s\r\033[2K   3");
     }
 

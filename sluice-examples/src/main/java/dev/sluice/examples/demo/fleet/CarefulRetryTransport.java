@@ -1,7 +1,6 @@
 package dev.sluice.examples.demo.fleet;
 
 import dev.sluice.examples.demo.series.Series;
-import dev.sluice.examples.demo.series.SeriesRecorder;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -11,55 +10,47 @@ import java.util.Objects;
 import java.util.random.RandomGenerator;
 
 /**
- * The fleet's client without the SDK: the JDK {@link HttpClient} and the simple, honest retry an
- * application would write by hand — up to {@value #MAX_ATTEMPTS} attempts on 429
- * {@code rate_limited} and 503, each after {@code Retry-After + U(0, min(20, max(1, Retry-After)))}
- * seconds (SPEC §4.3), or full jitter {@code U(0, min(20, 0.5 · 2^attempt))} without one; a 429
- * {@code quota_exhausted} is never retried (SPEC §4.2). No budget, no throttle, no pacing: that is
- * what the SDK adds. Retries resend the same request, so a write keeps its Idempotency-Key.
+ * The demo's "careful" client: the JDK {@link HttpClient} and the honest retry an application would
+ * write by hand — up to {@value #MAX_ATTEMPTS} attempts on 429 {@code rate_limited}, 503 and
+ * transport errors (timeouts included), each after {@code Retry-After + U(0, min(20, max(1,
+ * Retry-After)))} seconds (SPEC §4.3), or full jitter {@code U(0, min(20, 0.5 · 2^attempt))} without
+ * one; a 429 {@code quota_exhausted} is never retried (SPEC §4.2). Retries resend the same request,
+ * so a write keeps its Idempotency-Key. No budget, no throttle, no pacing: that is what the SDK
+ * adds. Thread-safe (a call's state is on its own stack).
  */
-public final class PlainRetryTransport implements CallTransport {
+public final class CarefulRetryTransport implements CallTransport {
 
     /** Attempts per call (SPEC §4.2: retry while attempt &lt; 3). */
     public static final int MAX_ATTEMPTS = 3;
 
     private final HttpClient http;
-    private final SeriesRecorder recorder;
-    private final RandomGenerator random;
+    private final Pause pause;
 
-    PlainRetryTransport(HttpClient http, SeriesRecorder recorder, RandomGenerator random) {
+    CarefulRetryTransport(HttpClient http, Pause pause) {
         this.http = Objects.requireNonNull(http, "http");
-        this.recorder = Objects.requireNonNull(recorder, "recorder");
-        this.random = Objects.requireNonNull(random, "random");
+        this.pause = Objects.requireNonNull(pause, "pause");
     }
 
-    /** A factory of plain transports that count retries into {@code recorder}. */
-    public static Factory factory(SeriesRecorder recorder) {
+    /** A factory of careful transports. */
+    public static Factory factory() {
         return new Factory() {
             @Override
             public CallTransport create(ClientSpec spec, HttpClient http, RandomGenerator random) {
-                return new PlainRetryTransport(http, recorder, random);
+                return new CarefulRetryTransport(http, Pause.SLEEP);
             }
 
             @Override
-            public boolean isSdk() {
-                return false;
-            }
-
-            @Override
-            public String description() {
-                return "plain JDK HttpClient: " + MAX_ATTEMPTS + " attempts, Retry-After + jitter, no budget";
+            public ClientKind kind() {
+                return ClientKind.CAREFUL;
             }
         };
     }
 
     @Override
-    public CallResult call(HttpRequest request, Operation operation) throws InterruptedException {
+    public CallResult call(HttpRequest request, Operation operation, RandomGenerator random)
+            throws InterruptedException {
         int status = 0;
         for (int attempt = 1; ; attempt++) {
-            if (attempt > 1) {
-                recorder.event(Series.RETRIES);
-            }
             HttpResponse<byte[]> response;
             try {
                 response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
@@ -68,7 +59,7 @@ public final class PlainRetryTransport implements CallTransport {
                 if (attempt >= MAX_ATTEMPTS) {
                     return CallResult.of(CallResult.Kind.FAILED, status, attempt);
                 }
-                sleepSeconds(fullJitterSeconds(attempt));
+                pause.sleep(seconds(fullJitterSeconds(attempt, random)));
                 continue;
             }
             status = response.statusCode();
@@ -86,8 +77,8 @@ public final class PlainRetryTransport implements CallTransport {
                                 : CallResult.Kind.UNAVAILABLE, status, attempt);
                     }
                     long ra = AttemptOutcomes.retryAfterSeconds(response.headers().firstValue("Retry-After").orElse(null));
-                    sleepSeconds(ra >= 0 ? ra + random.nextDouble() * Math.min(20, Math.max(1, ra))
-                            : fullJitterSeconds(attempt));
+                    pause.sleep(seconds(ra >= 0 ? ra + random.nextDouble() * Math.min(20, Math.max(1, ra))
+                            : fullJitterSeconds(attempt, random)));
                 }
                 default -> {
                     return CallResult.of(CallResult.Kind.FAILED, status, attempt);
@@ -96,11 +87,11 @@ public final class PlainRetryTransport implements CallTransport {
         }
     }
 
-    private double fullJitterSeconds(int attempt) {
+    private static double fullJitterSeconds(int attempt, RandomGenerator random) {
         return random.nextDouble() * Math.min(20, 0.5 * (1 << attempt));
     }
 
-    private static void sleepSeconds(double seconds) throws InterruptedException {
-        Thread.sleep(Duration.ofNanos((long) (seconds * 1e9)));
+    static Duration seconds(double s) {
+        return Duration.ofNanos((long) (s * 1e9));
     }
 }

@@ -1,0 +1,25 @@
+package dev.sluice.examples.demo.report;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.examples.demo.fleet.ClientKind;
+import org.junit.jupiter.api.Test;
+
+class HeadlineTest {
+
+    @Test
+    void theFiguresOfTenSecondsWithATwoSecondBlip() {
+        // 100 calls a second; in the blip (seconds 4 and 5) each makes 3 attempts, all 503
+        Headline h = Headline.of(HtmlReportTest.tenSeconds(ClientKind.NAIVE, 3, 25));
+
+        assertThat(h.peakOffered()).isEqualTo(310); // 300 503s + 10 quota 429s
+        assertThat(h.peakRatio()).isEqualTo(3.1);   // limit 100/s
+        assertThat(h.retriesInBlip()).isEqualTo(400);
+        assertThat(h.callsInBlip()).isEqualTo(200);
+        assertThat(h.retryShareInBlip()).isEqualTo(2.0);
+        assertThat(h.wire429()).isEqualTo(100);     // 10 quota 429s a second
+        assertThat(h.labelsPerSecond()).isEqualTo(40.0); // 425 created, 25 of them twice, over 10 s
+        assertThat(h.recoverySeconds()).hasValue(0);     // second 6 is as good as 0..3
+        assertThat(h.duplicateLabels()).isEqualTo(25);
+    }
+}
