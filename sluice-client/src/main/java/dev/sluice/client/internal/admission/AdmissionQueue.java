@@ -130,16 +130,7 @@ public final class AdmissionQueue<E> {
             count(ShedReason.EVICTED);
             evicted = victim.item;
         }
-        boolean expires = hasDeadline;
-        long expiry = deadlineNanos;
-        if (config.queueTimeout() != null) {
-            long byTimeout = nowNanos + config.queueTimeout().toNanos();
-            if (!expires || byTimeout - expiry < 0) {
-                expiry = byTimeout;
-            }
-            expires = true;
-        }
-        entries.add(new Entry<>(item, priority, order, nowNanos, expires, expiry));
+        entries.add(entry(item, priority, order, hasDeadline, deadlineNanos, nowNanos));
         return new Admission.Admitted<>(evicted);
     }
 
@@ -203,6 +194,11 @@ public final class AdmissionQueue<E> {
     public void putBack(E item, int priority, long order, boolean hasDeadline, long deadlineNanos,
             long enqueuedNanos) {
         release();
+        entries.add(entry(item, priority, order, hasDeadline, deadlineNanos, enqueuedNanos));
+    }
+
+    /** An entry queued at {@code enqueuedNanos}: it expires at its deadline or its queue timeout, the earlier. */
+    private Entry<E> entry(E item, int priority, long order, boolean hasDeadline, long deadlineNanos, long enqueuedNanos) {
         boolean expires = hasDeadline;
         long expiry = deadlineNanos;
         if (config.queueTimeout() != null) {
@@ -212,7 +208,7 @@ public final class AdmissionQueue<E> {
             }
             expires = true;
         }
-        entries.add(new Entry<>(item, priority, order, enqueuedNanos, expires, expiry));
+        return new Entry<>(item, priority, order, enqueuedNanos, expires, expiry);
     }
 
     /** A started entry finished (answer, failure or cancellation): frees its slot. */
