@@ -45,7 +45,8 @@ build() {
     return 0
   fi
   echo "bench: building sluice-bench and the sluice command" >&2
-  ./mvnw -q -B -DskipTests -Dmaven.javadoc.skip=true install -pl sluice-cli,sluice-bench -am >&2
+  # package, not install: the reactor resolves the modules from each other; ~/.m2 is shared
+  ./mvnw -q -B -o -DskipTests -Dmaven.javadoc.skip=true package -pl sluice-cli,sluice-bench -am >&2
 }
 
 pom_version() { # PROPERTY: a version pinned in the root pom.xml

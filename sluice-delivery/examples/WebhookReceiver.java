@@ -1,6 +1,6 @@
 // A Standard Webhooks receiver for trying `sluice deliver`: verifies webhook-signature with the
 // shared secret, deduplicates by webhook-id, and answers 429 with Retry-After to every third new
-// event once, so that the worker's retry shows. Run with: java WebhookReceiver.java 8081 whsec_...
+// event once, so that the worker's retry shows. Run with: java WebhookReceiver.java 8082 whsec_...
 import com.sun.net.httpserver.HttpServer;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;

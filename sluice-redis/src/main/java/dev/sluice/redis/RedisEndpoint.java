@@ -10,10 +10,13 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.internal.ThreadExecutorMap;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -26,9 +29,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One Redis server as Sluice's stores share it: <b>one</b> Lettuce connection (thread-safe and
- * pipelined, the Lettuce way), a view of whether Redis answers, and the timer the stores use for their
- * bounded waits (SPEC §3.14).
+ * One Redis server as Sluice's stores share it: Lettuce connections (thread-safe and pipelined, the
+ * Lettuce way), a view of whether Redis answers, and the timer the stores use for their bounded waits
+ * (SPEC §3.14).
+ *
+ * <p><b>Two connections.</b> {@link #commandsIfUp()} is an ordinary connection (every command flushed
+ * as it is written): probes, administration, callers' own commands. The stores' script calls go
+ * through a second connection with Lettuce's auto-flush off ({@link #scriptCommandsIfUp()}), flushed
+ * in batches by {@link #flushScripts()}: a call made on a Netty event loop (Lettuce's own, completing
+ * the previous call; or an edge's) is flushed when that loop has run the rest of its current work, with
+ * every other call written meanwhile, so many calls in flight share one write and Redis reads them in
+ * one go; a call from any other thread is flushed at once. An endpoint over a caller's connection
+ * ({@link #wrap}) has only that one, flushed as it is.
  *
  * <p><b>Health.</b> Stores report every command's outcome ({@link #recordSuccess()},
  * {@link #recordFailure(Throwable)}). After {@link RedisEndpointConfig#failureThreshold()} consecutive
@@ -54,6 +66,16 @@ public final class RedisEndpoint implements AutoCloseable {
     private final RedisURI uri;
     private final AtomicReference<StatefulRedisConnection<String, String>> connection = new AtomicReference<>();
     private volatile RedisClusterAsyncCommands<String, String> commands;
+    /** The script connection (auto-flush off) when this endpoint owns its connections, else the given one. */
+    private final AtomicReference<StatefulRedisConnection<String, String>> scriptConnection = new AtomicReference<>();
+    private volatile RedisClusterAsyncCommands<String, String> scriptCommands;
+    private final AtomicBoolean flushPending = new AtomicBoolean();
+    /** Completes when the first connection attempt has succeeded or failed. */
+    private final CompletableFuture<Void> firstAttempt = new CompletableFuture<>();
+    private final Runnable flushTask = () -> {
+        flushPending.set(false);
+        flushNow();
+    };
     private final AtomicBoolean up = new AtomicBoolean();
     private final AtomicInteger consecutiveFailures = new AtomicInteger();
     private final AtomicBoolean probing = new AtomicBoolean();
@@ -77,8 +99,9 @@ public final class RedisEndpoint implements AutoCloseable {
             this.client = null;
             this.resources = null;
             this.uri = null;
-            install(given);
+            install(given, given);
             markUp("wrapped connection");
+            firstAttempt.complete(null);
         } else {
             try {
                 this.uri = RedisURI.create(config.uri());
@@ -146,6 +169,15 @@ public final class RedisEndpoint implements AutoCloseable {
     /** The asynchronous commands of the shared connection whatever the health, or {@code null} if none yet. */
     public RedisClusterAsyncCommands<String, String> commandsAnyway() {
         return commands;
+    }
+
+    /**
+     * Completes when the first connection attempt has ended, connected or not (at once for a wrapped
+     * connection). Each TCP connect is bounded by {@link RedisEndpointConfig#connectTimeout()}; what a
+     * cold JVM spends loading the client before it is not, so callers bound their wait themselves.
+     */
+    public CompletionStage<Void> firstConnectAttempt() {
+        return firstAttempt;
     }
 
     /** Whether Redis is considered up. */
@@ -216,29 +248,95 @@ public final class RedisEndpoint implements AutoCloseable {
         }
     }
 
-    private void install(StatefulRedisConnection<String, String> c) {
+    private void install(StatefulRedisConnection<String, String> c, StatefulRedisConnection<String, String> scripts) {
         connection.set(c);
         commands = c.async();
+        scriptConnection.set(scripts);
+        scriptCommands = scripts.async();
+    }
+
+    /**
+     * The asynchronous commands of the script connection when Redis is considered up, else
+     * {@code null}. Its commands are not flushed as they are written: call {@link #flushScripts()}
+     * after writing (a command never flushed is never sent).
+     */
+    public RedisClusterAsyncCommands<String, String> scriptCommandsIfUp() {
+        return up.get() ? scriptCommands : null;
+    }
+
+    /** {@link #scriptCommandsIfUp()} whatever the health, or {@code null} if not connected yet. */
+    public RedisClusterAsyncCommands<String, String> scriptCommandsAnyway() {
+        return scriptCommands;
+    }
+
+    /**
+     * Sends what was written on the script connection: on a Netty event loop thread, once that loop
+     * has run the rest of its current work (one flush for every command written meanwhile, by any
+     * thread); on any other thread, at once. Cheap enough to call after every command.
+     */
+    public void flushScripts() {
+        if (client == null) {
+            return; // a wrapped connection flushes as it writes
+        }
+        EventExecutor loop = ThreadExecutorMap.currentExecutor();
+        if (loop == null) {
+            flushNow();
+            return;
+        }
+        if (flushPending.compareAndSet(false, true)) {
+            try {
+                loop.execute(flushTask);
+            } catch (RejectedExecutionException e) {
+                flushPending.set(false);
+                flushNow(); // the loop is shutting down
+            }
+        }
+    }
+
+    /**
+     * Sends what was written on the script connection now, on this thread. A caller about to block on a
+     * reply calls it first: on an event loop, {@link #flushScripts()} waits for that loop's turn to end,
+     * which a blocked loop never reaches.
+     */
+    public void flushScriptsNow() {
+        if (client != null) {
+            flushNow();
+        }
+    }
+
+    private void flushNow() {
+        StatefulRedisConnection<String, String> c = scriptConnection.get();
+        if (c != null) {
+            c.flushCommands();
+        }
     }
 
     private void connectAsync() {
         if (!probing.compareAndSet(false, true)) {
             return;
         }
-        client.connectAsync(StringCodec.UTF8, uri).whenComplete((c, e) -> {
+        CompletableFuture<StatefulRedisConnection<String, String>> main =
+                client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture();
+        CompletableFuture<StatefulRedisConnection<String, String>> scripts =
+                client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture();
+        main.thenCombine(scripts, (c, s) -> {
+            s.setAutoFlushCommands(false);
+            return c;
+        }).whenComplete((c, e) -> {
             try {
-                if (e != null) {
-                    LOG.debug("redis {} connect failed: {}", describe(), describeCause(e));
+                if (e != null || closed) {
+                    if (e != null) {
+                        LOG.debug("redis {} connect failed: {}", describe(), describeCause(e));
+                    }
+                    main.thenAccept(StatefulRedisConnection::closeAsync);
+                    scripts.thenAccept(StatefulRedisConnection::closeAsync);
                     return;
                 }
-                if (closed) {
-                    c.closeAsync();
-                    return;
-                }
-                install(c);
+                install(c, scripts.join());
                 markUp("connected");
             } finally {
                 probing.set(false);
+                firstAttempt.complete(null);
             }
         });
     }
@@ -304,6 +402,10 @@ public final class RedisEndpoint implements AutoCloseable {
             StatefulRedisConnection<String, String> c = connection.getAndSet(null);
             if (c != null) {
                 c.close();
+            }
+            StatefulRedisConnection<String, String> s = scriptConnection.getAndSet(null);
+            if (s != null) {
+                s.close();
             }
             client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
             resources.shutdown(0, 1, TimeUnit.SECONDS);

@@ -5,11 +5,14 @@ import dev.sluice.limiter.BurstPolicy;
 import dev.sluice.limiter.Costs;
 import dev.sluice.limiter.Decision;
 import dev.sluice.limiter.Plan;
+import dev.sluice.limiter.Policy;
+import dev.sluice.limiter.PolicyStateSink;
 import dev.sluice.limiter.QuotaPolicy;
 import dev.sluice.limiter.memory.InMemoryLimiterStore;
 import dev.sluice.time.TimeSource;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.Bucket;
+import io.github.bucket4j.ConsumptionProbe;
 import io.github.resilience4j.ratelimiter.RateLimiterConfig;
 import io.github.resilience4j.ratelimiter.internal.AtomicRateLimiter;
 import java.time.Duration;
@@ -99,6 +102,34 @@ public class LimiterBenchmarks {
         return s.sluice.tryAcquire("hot-key", s.plan, Costs.ONE);
     }
 
+    /**
+     * What a caller writing the {@code RateLimit} fields at once uses: the same decision and charge,
+     * each policy's {@code r}/{@code t} handed to a per-thread sink, no {@code Decision} built.
+     */
+    @Benchmark
+    public long hotSluiceSink(Hot s, Headers h) {
+        return s.sluice.decide("hot-key", s.plan, Costs.ONE, h).ordinal() + h.remaining;
+    }
+
+    /** Bucket4j's like-for-like answer to {@code decide}: admitted, remaining tokens and the wait. */
+    @Benchmark
+    public ConsumptionProbe hotBucket4jProbe(Hot s) {
+        return s.bucket4j.tryConsumeAndReturnRemaining(1);
+    }
+
+    /** A per-thread {@link PolicyStateSink} keeping the last values, as a header writer would read them. */
+    @State(Scope.Thread)
+    public static class Headers implements PolicyStateSink {
+        long remaining;
+        long resetSeconds;
+
+        @Override
+        public void state(Policy policy, long remaining, long resetSeconds, long used, long resetAtEpochSecond) {
+            this.remaining = remaining;
+            this.resetSeconds = resetSeconds;
+        }
+    }
+
     @Benchmark
     public boolean hotBucket4jKeyed(Hot s) {
         return s.bucket4jByKey.get("hot-key").tryConsume(1);
@@ -132,6 +163,16 @@ public class LimiterBenchmarks {
     @Benchmark
     public boolean twoPolicyBucket4j(Hot s) {
         return s.bucket4jTwo.tryConsume(1);
+    }
+
+    @Benchmark
+    public long twoPolicySluiceSink(Hot s, Headers h) {
+        return s.sluice.decide("hot-key-3", s.twoPolicyPlan, Costs.ONE, h).ordinal() + h.remaining;
+    }
+
+    @Benchmark
+    public ConsumptionProbe twoPolicyBucket4jProbe(Hot s) {
+        return s.bucket4jTwo.tryConsumeAndReturnRemaining(1);
     }
 
     /** One million keys, each already decided once, and a pre-drawn stream of key indexes. */

@@ -23,13 +23,17 @@ public final class LimiterRun {
 
     private static final List<Case> CASES = List.of(
             new Case("hot key, 1 thread: Sluice", "hotSluice", 1),
+            new Case("hot key, 1 thread: Sluice sink", "hotSluiceSink", 1),
             new Case("hot key, 1 thread: Bucket4j", "hotBucket4j", 1),
+            new Case("hot key, 1 thread: Bucket4j probe", "hotBucket4jProbe", 1),
             new Case("hot key, 1 thread: Resilience4j", "hotResilience4j", 1),
             new Case("hot key, 1 thread: Guava", "hotGuava", 1),
             new Case("hot key, 1 thread: Sluice tryAcquire", "hotSluiceTryAcquire", 1),
             new Case("hot key, 1 thread: Bucket4j keyed", "hotBucket4jKeyed", 1),
             new Case("hot key, 2 threads: Sluice", "hotSluice", 2),
+            new Case("hot key, 2 threads: Sluice sink", "hotSluiceSink", 2),
             new Case("hot key, 2 threads: Bucket4j", "hotBucket4j", 2),
+            new Case("hot key, 2 threads: Bucket4j probe", "hotBucket4jProbe", 2),
             new Case("hot key, 2 threads: Resilience4j", "hotResilience4j", 2),
             new Case("hot key, 2 threads: Guava", "hotGuava", 2),
             new Case("hot key, 2 threads: Sluice tryAcquire", "hotSluiceTryAcquire", 2),
@@ -39,7 +43,9 @@ public final class LimiterRun {
             new Case("1M keys Zipf: Sluice", "zipfSluice", 1),
             new Case("1M keys Zipf: Bucket4j", "zipfBucket4j", 1),
             new Case("two policies, hot key: Sluice", "twoPolicySluice", 1),
+            new Case("two policies, hot key: Sluice sink", "twoPolicySluiceSink", 1),
             new Case("two policies, hot key: Bucket4j", "twoPolicyBucket4j", 1),
+            new Case("two policies, hot key: Bucket4j probe", "twoPolicyBucket4jProbe", 1),
             new Case("two policies, hot key: Sluice tryAcquire", "twoPolicySluiceTryAcquire", 1));
 
     private LimiterRun() {}
@@ -71,19 +77,30 @@ public final class LimiterRun {
         StringBuilder md = new StringBuilder();
         md.append("### Ratios (median of ").append(rounds).append(" interleaved rounds)\n\n");
         md.append(table.ratioHeader("peer"));
-        md.append(table.ratioRow("hot key, 1 thread, vs Bucket4j", "hot key, 1 thread: Sluice", "hot key, 1 thread: Bucket4j", 1.2));
-        md.append(table.ratioRow("hot key, 2 threads, vs Bucket4j", "hot key, 2 threads: Sluice", "hot key, 2 threads: Bucket4j", 2.0));
-        md.append(table.ratioRow("hot key, 1 thread, tryAcquire vs Bucket4j", "hot key, 1 thread: Sluice tryAcquire", "hot key, 1 thread: Bucket4j", 1.2));
-        md.append(table.ratioRow("hot key, 2 threads, tryAcquire vs Bucket4j", "hot key, 2 threads: Sluice tryAcquire", "hot key, 2 threads: Bucket4j", 2.0));
-        md.append(table.ratioRow("hot key, 1 thread, tryAcquire vs keyed Bucket4j", "hot key, 1 thread: Sluice tryAcquire", "hot key, 1 thread: Bucket4j keyed", Double.NaN));
-        md.append(table.ratioRow("hot key, 2 threads, tryAcquire vs keyed Bucket4j", "hot key, 2 threads: Sluice tryAcquire", "hot key, 2 threads: Bucket4j keyed", Double.NaN));
-        md.append(table.ratioRow("hot key, 1 thread, vs Resilience4j", "hot key, 1 thread: Sluice", "hot key, 1 thread: Resilience4j", Double.NaN));
-        md.append(table.ratioRow("hot key, 2 threads, vs Resilience4j", "hot key, 2 threads: Sluice", "hot key, 2 threads: Resilience4j", Double.NaN));
-        md.append(table.ratioRow("hot key, 1 thread, vs Guava", "hot key, 1 thread: Sluice", "hot key, 1 thread: Guava", Double.NaN));
-        md.append(table.ratioRow("hot key, 2 threads, vs Guava", "hot key, 2 threads: Sluice", "hot key, 2 threads: Guava", Double.NaN));
+        md.append(table.ratioRow("decide, hot key, 1 thread, vs Bucket4j tryConsume", "hot key, 1 thread: Sluice", "hot key, 1 thread: Bucket4j", 1.2));
+        md.append(table.ratioRow("decide, hot key, 1 thread, vs Bucket4j tryConsumeAndReturnRemaining", "hot key, 1 thread: Sluice", "hot key, 1 thread: Bucket4j probe", 1.2));
+        md.append(table.ratioRow("decide, hot key, 1 thread, vs Resilience4j", "hot key, 1 thread: Sluice", "hot key, 1 thread: Resilience4j", 1.2));
+        md.append(table.ratioRow("decide, hot key, 1 thread, vs Guava", "hot key, 1 thread: Sluice", "hot key, 1 thread: Guava", 1.2));
+        md.append(table.ratioRow("decide into a sink, hot key, 1 thread, vs Bucket4j tryConsume", "hot key, 1 thread: Sluice sink", "hot key, 1 thread: Bucket4j", 1.2));
+        md.append(table.ratioRow("decide into a sink, hot key, 1 thread, vs Bucket4j tryConsumeAndReturnRemaining", "hot key, 1 thread: Sluice sink", "hot key, 1 thread: Bucket4j probe", 1.2));
+        md.append(table.ratioRow("decide into a sink, hot key, 1 thread, vs Resilience4j", "hot key, 1 thread: Sluice sink", "hot key, 1 thread: Resilience4j", 1.2));
+        md.append(table.ratioRow("decide into a sink, hot key, 1 thread, vs Guava", "hot key, 1 thread: Sluice sink", "hot key, 1 thread: Guava", 1.2));
+        md.append(table.ratioRow("decide, hot key, 2 threads, vs Bucket4j tryConsume", "hot key, 2 threads: Sluice", "hot key, 2 threads: Bucket4j", 1.2));
+        md.append(table.ratioRow("decide, hot key, 2 threads, vs Bucket4j tryConsumeAndReturnRemaining", "hot key, 2 threads: Sluice", "hot key, 2 threads: Bucket4j probe", 1.2));
+        md.append(table.ratioRow("decide, hot key, 2 threads, vs Resilience4j", "hot key, 2 threads: Sluice", "hot key, 2 threads: Resilience4j", 1.2));
+        md.append(table.ratioRow("decide into a sink, hot key, 2 threads, vs Bucket4j tryConsumeAndReturnRemaining", "hot key, 2 threads: Sluice sink", "hot key, 2 threads: Bucket4j probe", 1.2));
+        md.append(table.ratioRow("decide into a sink, hot key, 2 threads, vs Resilience4j", "hot key, 2 threads: Sluice sink", "hot key, 2 threads: Resilience4j", 1.2));
+        md.append(table.ratioRow("tryAcquire, hot key, 1 thread, vs Bucket4j", "hot key, 1 thread: Sluice tryAcquire", "hot key, 1 thread: Bucket4j", 1.2));
+        md.append(table.ratioRow("tryAcquire, hot key, 2 threads, vs Bucket4j", "hot key, 2 threads: Sluice tryAcquire", "hot key, 2 threads: Bucket4j", 1.2));
+        md.append(table.ratioRow("tryAcquire, hot key, 2 threads, vs Resilience4j", "hot key, 2 threads: Sluice tryAcquire", "hot key, 2 threads: Resilience4j", 1.2));
+        md.append(table.ratioRow("tryAcquire, hot key, 1 thread, vs keyed Bucket4j", "hot key, 1 thread: Sluice tryAcquire", "hot key, 1 thread: Bucket4j keyed", Double.NaN));
+        md.append(table.ratioRow("tryAcquire, hot key, 2 threads, vs keyed Bucket4j", "hot key, 2 threads: Sluice tryAcquire", "hot key, 2 threads: Bucket4j keyed", Double.NaN));
+        md.append(table.ratioRow("decide, hot key, 2 threads, vs Guava", "hot key, 2 threads: Sluice", "hot key, 2 threads: Guava", Double.NaN));
         md.append(table.ratioRow("1M keys uniform vs Bucket4j map", "1M keys uniform: Sluice", "1M keys uniform: Bucket4j", Double.NaN));
         md.append(table.ratioRow("1M keys Zipf vs Bucket4j map", "1M keys Zipf: Sluice", "1M keys Zipf: Bucket4j", Double.NaN));
-        md.append(table.ratioRow("two policies vs Bucket4j two bandwidths", "two policies, hot key: Sluice", "two policies, hot key: Bucket4j", Double.NaN));
+        md.append(table.ratioRow("two policies, decide vs Bucket4j two bandwidths", "two policies, hot key: Sluice", "two policies, hot key: Bucket4j", 1.2));
+        md.append(table.ratioRow("two policies, decide vs Bucket4j two bandwidths, tryConsumeAndReturnRemaining", "two policies, hot key: Sluice", "two policies, hot key: Bucket4j probe", 1.2));
+        md.append(table.ratioRow("two policies, decide into a sink vs Bucket4j two bandwidths, tryConsumeAndReturnRemaining", "two policies, hot key: Sluice sink", "two policies, hot key: Bucket4j probe", 1.2));
         md.append(table.ratioRow("two policies, tryAcquire vs Bucket4j two bandwidths", "two policies, hot key: Sluice tryAcquire", "two policies, hot key: Bucket4j", Double.NaN));
         md.append("\n### Raw numbers (JMH throughput, 1 fork, 2 × ").append(warmupMs).append(" ms warm-up, 3 × ")
                 .append(measureMs).append(" ms measured, per case and round)\n\n");

@@ -5,6 +5,7 @@ import dev.sluice.edge.EdgeOptions;
 import dev.sluice.edge.EdgeServer;
 import dev.sluice.edge.config.StoreConfig;
 import dev.sluice.config.ConfigException;
+import dev.sluice.config.HostPort;
 import dev.sluice.limiter.idempotency.IdempotencyStore;
 import dev.sluice.limiter.spi.LimiterStore;
 import dev.sluice.time.TimeSource;
@@ -128,7 +129,10 @@ public final class EdgeCommand implements Callable<Integer> {
         }, "sluice-edge-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         Hangup.install(edge::reloadFromSourceLogged);
-        out.println("sluice edge: listening on " + edge.address() + " (" + edge.transport() + "), metrics on "
+        // host:port as configured, with the port bound ("0.0.0.0:8080", "[::1]:8080"), not the socket's
+        // "/[0:0:0:0:0:0:0:0]:8080"
+        HostPort listening = new HostPort(c.listen().host(), edge.address().getPort());
+        out.println("sluice edge: listening on " + listening + " (" + edge.transport() + "), metrics on "
                 + (edge.adminPort() < 0 ? "off" : c.admin().orElseThrow().host() + ":" + edge.adminPort() + "/metrics")
                 + ", upstream " + c.upstream().url() + ", store " + c.store()
                 + (records.isPresent() ? " (idempotency records too)" : ""));

@@ -47,7 +47,7 @@ class EdgeCommandTest {
                 .execute("edge", "--config", shiplane.toString(), "--port", "0", "--admin-port", "0", "--no-watch"));
         t.start();
         try {
-            Pattern listening = Pattern.compile("listening on /[^ ]*:(\\d+) ");
+            Pattern listening = Pattern.compile("listening on [^ /]*:(\\d+) ");
             Matcher m = null;
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
             while (System.nanoTime() - deadline < 0) {
@@ -58,6 +58,8 @@ class EdgeCommandTest {
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20)); // bounded wait for the start-up line
             }
             assertThat(m).isNotNull();
+            // the address as configured (shiplane.yaml: 0.0.0.0), not the socket's "/0:0:0:0:0:0:0:0:port"
+            assertThat(out.toString()).contains("sluice edge: listening on 0.0.0.0:" + m.group(1) + " (");
             assertThat(m.find(0)).as(out.toString()).isTrue();
             HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                     URI.create("http://127.0.0.1:" + m.group(1) + "/v1/usage"))

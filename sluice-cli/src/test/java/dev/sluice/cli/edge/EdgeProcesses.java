@@ -22,7 +22,7 @@ import java.util.regex.Pattern;
  */
 final class EdgeProcesses implements AutoCloseable {
 
-    private static final Pattern LISTENING = Pattern.compile("listening on /[^ ]*:(\\d+) ");
+    private static final Pattern LISTENING = Pattern.compile("listening on [^ /]*:(\\d+) ");
 
     private final List<Process> processes = new ArrayList<>();
     private final List<Path> logs = new ArrayList<>();

@@ -43,7 +43,7 @@ import java.util.function.Function;
  *   - $.player.email
  * destinations:
  *   merchant-a:
- *     url: http://127.0.0.1:8081/webhooks
+ *     url: http://127.0.0.1:8082/webhooks
  *     rate: { per-second: 10, burst: 20 }
  *     secret: env:MERCHANT_A_SECRET     # or the whsec_... value itself
  *     idempotent: true

@@ -6,10 +6,12 @@ import dev.sluice.limiter.ConcurrencyPolicy;
 import dev.sluice.limiter.CostExceedsBurst;
 import dev.sluice.limiter.Costs;
 import dev.sluice.limiter.Decision;
+import dev.sluice.limiter.DecisionKind;
 import dev.sluice.limiter.Denied;
 import dev.sluice.limiter.Plan;
 import dev.sluice.limiter.Policy;
 import dev.sluice.limiter.PolicyState;
+import dev.sluice.limiter.PolicyStateSink;
 import dev.sluice.limiter.QuotaPolicy;
 import dev.sluice.limiter.gcra.Gcra;
 import dev.sluice.limiter.gcra.GcraParams;
@@ -125,7 +127,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
     private Decision decideSingle(Single s, Plan plan, Costs costs, long micros, Instant wall) {
         Policy policy = plan.policy(0);
         long cost = costs.costFor(policy);
-        for (;;) {
+        for (int spins = 1;; spins = backOff(spins)) {
             long cur = s.value;
             if (cur == RETIRED) {
                 return null;
@@ -142,7 +144,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
 
     private Decision decideMulti(Multi s, Plan plan, Costs costs, long micros, Instant wall) {
         int n = plan.size();
-        for (;;) {
+        for (int spins = 1;; spins = backOff(spins)) {
             long[] cur = s.slots;
             if (cur == RETIRED_SLOTS) {
                 return null;
@@ -185,10 +187,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(plan, "plan");
         Objects.requireNonNull(costs, "costs");
-        if (plan.hasConcurrencyPolicy()) {
-            throw new IllegalArgumentException("plan " + plan.name()
-                    + ": has a concurrency policy, whose slot is given back with release(key, Allowed); use decide");
-        }
+        requireNoConcurrencyPolicy(plan);
         if (plan.indexOfCostExceedingQuota(costs) >= 0) {
             return false;
         }
@@ -212,7 +211,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
 
     private static int acquireSingle(Single s, Plan plan, Costs costs, long micros, Instant wall) {
         long cost = costs.costFor(plan.policy(0));
-        for (;;) {
+        for (int spins = 1;; spins = backOff(spins)) {
             long cur = s.value;
             if (cur == RETIRED) {
                 return RETRY;
@@ -229,7 +228,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
 
     private static int acquireMulti(Multi s, Plan plan, Costs costs, long micros, Instant wall) {
         int n = plan.size();
-        for (;;) {
+        for (int spins = 1;; spins = backOff(spins)) {
             long[] cur = s.slots;
             if (cur == RETIRED_SLOTS) {
                 return RETRY;
@@ -245,6 +244,123 @@ public final class InMemoryLimiterStore implements LimiterStore {
                 return ADMITTED;
             }
         }
+    }
+
+    /**
+     * Decides exactly as {@link #decide(String, Plan, Costs)} does, charging the same state (all
+     * policies or none, SPEC §3.3), but hands each policy's values to {@code sink} instead of building
+     * a {@link Decision}: for a caller that writes the {@code RateLimit} fields at once. An admission
+     * on a plan of one policy allocates nothing; a denial builds its {@link Denied} as {@code decide}
+     * does (the wait needs it) and hands over its states and Retry-After.
+     *
+     * <p>As with {@link #tryAcquire}, a charge taken this way cannot be refunded, and a plan with a
+     * concurrency policy is refused (its slot is given back with {@link #release}, which needs the
+     * {@link Allowed}).
+     *
+     * @param sink gets every policy's state in plan order when the answer is {@link DecisionKind#ALLOWED}
+     *     or {@link DecisionKind#DENIED} (then also {@link PolicyStateSink#denied}); nothing for
+     *     {@link DecisionKind#COST_EXCEEDS_BURST}
+     * @return which decision {@code decide} would have returned
+     * @throws IllegalArgumentException if {@code plan} holds a concurrency policy
+     * @throws NullPointerException if an argument is null
+     */
+    public DecisionKind decide(String key, Plan plan, Costs costs, PolicyStateSink sink) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(plan, "plan");
+        Objects.requireNonNull(costs, "costs");
+        Objects.requireNonNull(sink, "sink");
+        requireNoConcurrencyPolicy(plan);
+        if (plan.indexOfCostExceedingQuota(costs) >= 0) {
+            return DecisionKind.COST_EXCEEDS_BURST;
+        }
+        long micros = micros();
+        Instant wall = plan.hasQuotaPolicy() ? time.now() : null;
+        for (;;) {
+            KeyState state = stateFor(key, plan);
+            DecisionKind kind = state instanceof Single single
+                    ? decideSingle(single, plan, costs, micros, wall, sink)
+                    : decideMulti((Multi) state, plan, costs, micros, wall, sink);
+            if (kind != null) {
+                return kind;
+            }
+            keys.remove(key, state); // retired by a sweep or a plan change: help remove it, then retry
+        }
+    }
+
+    private static DecisionKind decideSingle(Single s, Plan plan, Costs costs, long micros, Instant wall,
+            PolicyStateSink sink) {
+        long cost = costs.costFor(plan.policy(0));
+        for (int spins = 1;; spins = backOff(spins)) {
+            long cur = s.value;
+            if (cur == RETIRED) {
+                return null;
+            }
+            long next = admit(plan, 0, cur, cost, micros, wall);
+            if (next == DENIED) {
+                return denied(denied(plan, costs, new long[] {cur}, micros, wall), sink);
+            }
+            if (Single.VALUE.compareAndSet(s, cur, next)) {
+                emit(plan, 0, next, micros, wall, sink);
+                return DecisionKind.ALLOWED;
+            }
+        }
+    }
+
+    private static DecisionKind decideMulti(Multi s, Plan plan, Costs costs, long micros, Instant wall,
+            PolicyStateSink sink) {
+        int n = plan.size();
+        for (int spins = 1;; spins = backOff(spins)) {
+            long[] cur = s.slots;
+            if (cur == RETIRED_SLOTS) {
+                return null;
+            }
+            long[] next = new long[n];
+            for (int i = 0; i < n; i++) {
+                next[i] = admit(plan, i, cur[i], costs.costFor(plan.policy(i)), micros, wall);
+                if (next[i] == DENIED) {
+                    return denied(denied(plan, costs, cur, micros, wall), sink);
+                }
+            }
+            if (Multi.SLOTS.compareAndSet(s, cur, next)) {
+                for (int i = 0; i < n; i++) {
+                    emit(plan, i, next[i], micros, wall, sink);
+                }
+                return DecisionKind.ALLOWED;
+            }
+        }
+    }
+
+    private static DecisionKind denied(Denied d, PolicyStateSink sink) {
+        for (PolicyState st : d.states()) {
+            sink.state(st.policy(), st.remaining(), st.resetSeconds(), st.used(), st.resetAtEpochSecond());
+        }
+        sink.denied(d.policy(), d.retryAfterSeconds());
+        return DecisionKind.DENIED;
+    }
+
+    private static void requireNoConcurrencyPolicy(Plan plan) {
+        if (plan.hasConcurrencyPolicy()) {
+            throw new IllegalArgumentException("plan " + plan.name()
+                    + ": has a concurrency policy, whose slot is given back with release(key, Allowed); use decide");
+        }
+    }
+
+    /** The longest pause after a lost compare-and-set, in {@link Thread#onSpinWait()} calls (about 1 µs). */
+    private static final int MAX_SPINS = 64;
+
+    /**
+     * After a lost compare-and-set on a key's state: spin {@code spins} times, then return the next
+     * pause (doubled, at most {@value #MAX_SPINS}). Without it two threads on one hot key retry at once
+     * and take the state's cache line from each other on every attempt; with it the winner's next
+     * updates find the line still in its own cache. Resilience4j's {@code AtomicRateLimiter} backs off
+     * the same way but parks ({@code parkNanos(1)}, tens of µs to ms on a busy machine); a spin keeps
+     * the loser's wait around a microsecond.
+     */
+    private static int backOff(int spins) {
+        for (int i = 0; i < spins; i++) {
+            Thread.onSpinWait();
+        }
+        return Math.min(spins << 1, MAX_SPINS);
     }
 
     /** Marker for "this policy refuses"; distinct from every stored value (which are ≥ 0). */
@@ -317,17 +433,35 @@ public final class InMemoryLimiterStore implements LimiterStore {
     }
 
     private static PolicyState stateOf(Plan plan, int i, long value, long micros, Instant wall) {
+        StateOf built = new StateOf();
+        emit(plan, i, value, micros, wall, built);
+        return built.state;
+    }
+
+    /** Builds the one {@link PolicyState} {@link #emit} gives (scalar-replaced once inlined). */
+    private static final class StateOf implements PolicyStateSink {
+        PolicyState state;
+
+        @Override
+        public void state(Policy policy, long remaining, long resetSeconds, long used, long resetAtEpochSecond) {
+            state = new PolicyState(policy, remaining, resetSeconds, used, resetAtEpochSecond);
+        }
+    }
+
+    /** Policy {@code i}'s standing for the stored {@code value}: {@code r}, {@code t}, used, reset_at. */
+    private static void emit(Plan plan, int i, long value, long micros, Instant wall, PolicyStateSink sink) {
         if (plan.isBurst(i)) {
             GcraParams p = plan.gcraParams(i);
             long now = p.ticksOf(micros);
             long remaining = Gcra.remaining(p, value, now);
             Policy b = plan.policy(i);
-            return new PolicyState(b, remaining, Gcra.resetSeconds(p, value, now), b.quota() - remaining,
-                    PolicyState.NO_RESET_AT);
+            sink.state(b, remaining, Gcra.resetSeconds(p, value, now), b.quota() - remaining, PolicyState.NO_RESET_AT);
+            return;
         }
         if (plan.isConcurrency(i)) {
             Policy c = plan.policy(i);
-            return new PolicyState(c, Math.max(0, c.quota() - value), 0, value, PolicyState.NO_RESET_AT);
+            sink.state(c, Math.max(0, c.quota() - value), 0, value, PolicyState.NO_RESET_AT);
+            return;
         }
         QuotaPolicy q = (QuotaPolicy) plan.policy(i);
         CalendarWindow window = q.window();
@@ -335,7 +469,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
         long effective = QuotaCounter.effectiveWindow(value, current);
         long used = QuotaCounter.effectiveUsed(value, current);
         long t = used == 0 ? 0 : window.secondsUntilEnd(effective, wall);
-        return new PolicyState(q, q.quota() - used, t, used, window.endEpochSecond(effective));
+        sink.state(q, q.quota() - used, t, used, window.endEpochSecond(effective));
     }
 
     @Override

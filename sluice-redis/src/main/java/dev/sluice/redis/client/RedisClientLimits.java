@@ -54,7 +54,9 @@ public final class RedisClientLimits implements AutoCloseable {
         SharedKeys.of(config.keyPrefix(), limitName); // fail on a bad name before connecting
         RedisEndpoint endpoint = RedisEndpoint.connect(endpointConfig);
         try {
-            endpoint.whenUp().toCompletableFuture().get(endpointConfig.connectTimeout().toNanos(), TimeUnit.NANOSECONDS);
+            // the first attempt's end (a cold JVM loads the client first: at most 10 connect timeouts)
+            endpoint.firstConnectAttempt().toCompletableFuture()
+                    .get(10 * endpointConfig.connectTimeout().toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException | java.util.concurrent.ExecutionException e) {
             // not up yet: the local fallback answers until the probe connects
         } catch (InterruptedException e) {

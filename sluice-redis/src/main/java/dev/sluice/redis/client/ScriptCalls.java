@@ -24,6 +24,7 @@ final class ScriptCalls {
     /** The caller-clock mode's epoch: a whole second, so its slots line up with a fresh in-memory window's. */
     private static final long CALLER_CLOCK_BASE_MICROS = 1_700_000_000_000_000L;
 
+    private final RedisEndpoint endpoint;
     private final BoundedScriptCall calls;
     private final SharedLimitsConfig config;
     private final String what;
@@ -39,6 +40,7 @@ final class ScriptCalls {
 
     /** {@code preload}: load the script as soon as Redis is up (a test of the NOSCRIPT path passes false). */
     ScriptCalls(RedisEndpoint endpoint, LuaScript script, SharedLimitsConfig config, String what, boolean preload) {
+        this.endpoint = endpoint;
         this.calls = new BoundedScriptCall(endpoint, script, config.decisionTimeout(), what);
         this.config = config;
         this.what = what;
@@ -70,7 +72,9 @@ final class ScriptCalls {
      */
     List<Object> call(String[] keys, String[] args) {
         try {
-            List<Object> reply = send(keys, args).get();
+            CompletableFuture<List<Object>> sent = send(keys, args);
+            endpoint.flushScriptsNow(); // waited for on this thread: an event loop would never flush it
+            List<Object> reply = sent.get();
             if (reply == null || reply == NOT_SENT) {
                 return null;
             }

@@ -324,7 +324,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         });
     }
 
-    private static <T> T join(CompletionStage<T> stage) {
+    private <T> T join(CompletionStage<T> stage) {
+        endpoint.flushScriptsNow(); // a blocked event loop would never flush it
         try {
             return stage.toCompletableFuture().join();
         } catch (CompletionException e) {

@@ -7,10 +7,11 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -19,8 +20,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One store's calls of its {@link LuaScript} through the shared {@link RedisEndpoint}, each with a
- * bounded wait (SPEC §3.14): the script is sent (or not, while the endpoint is down), a timeout runs on
- * the endpoint's timer, every outcome is reported to the endpoint's up/down accounting
+ * bounded wait (SPEC §3.14): the script is sent on the endpoint's script connection (or not, while
+ * the endpoint is down) and flushed in a batch ({@link RedisEndpoint#flushScripts()}); its timeout is
+ * the configured one plus an allowance for the calls already in flight ahead of it (Redis answers them
+ * first), checked by a sweep on the endpoint's timer; every outcome is reported to the endpoint's up/down accounting
  * ({@link RedisEndpoint#recordSuccess()}, {@link RedisEndpoint#recordFailure(Throwable)} for
  * {@linkplain RedisFailures#isAvailabilityFailure availability failures} and timeouts), and exactly one
  * of the caller's {@code onReply} and {@code onFailure} answers the call. A reply that arrives after
@@ -69,6 +72,12 @@ public final class BoundedScriptCall {
     private final LongAdder sent = new LongAdder();
     private final LongAdder timeouts = new LongAdder();
     private final LongAdder errors = new LongAdder();
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final ConcurrentLinkedQueue<Pending<?>> watched = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean sweepScheduled = new AtomicBoolean();
+    private final long sweepEveryNanos;
+    private final long maxAllowanceNanos;
+    private final Runnable flush;
 
     /**
      * @param what the store, as log lines name it (e.g. {@code "redis limiter"})
@@ -83,6 +92,9 @@ public final class BoundedScriptCall {
         }
         this.timeoutNanos = timeout.toNanos();
         this.timeoutReason = "redis: no reply in " + timeout.toMillis() + " ms";
+        this.sweepEveryNanos = Math.clamp(timeoutNanos / 10, 100_000L, 5_000_000L);
+        this.maxAllowanceNanos = timeoutNanos > Long.MAX_VALUE / 40 ? Long.MAX_VALUE / 4 : timeoutNanos * 10;
+        this.flush = endpoint::flushScripts;
     }
 
     /** The script. */
@@ -115,14 +127,15 @@ public final class BoundedScriptCall {
             Function<List<Object>, T> onReply, Consumer<List<Object>> onLateReply, Function<Failure, T> onFailure) {
         CompletableFuture<T> result = new CompletableFuture<>();
         RedisClusterAsyncCommands<String, String> commands =
-                evenIfDown ? endpoint.commandsAnyway() : endpoint.commandsIfUp();
+                evenIfDown ? endpoint.scriptCommandsAnyway() : endpoint.scriptCommandsIfUp();
         if (commands == null) {
             answer(result, onFailure, new Failure(Kind.NOT_SENT, "redis down", null));
             return result;
         }
+        Pending<T> pending = new Pending<>(this, result, onFailure);
         CompletableFuture<List<Object>> reply;
         try {
-            reply = script.run(commands, keys, args);
+            reply = script.run(commands, keys, args, flush);
         } catch (RuntimeException e) {
             endpoint.recordFailure(e);
             errors.increment();
@@ -130,27 +143,15 @@ public final class BoundedScriptCall {
             return result;
         }
         sent.increment();
-        AtomicBoolean answered = new AtomicBoolean();
-        ScheduledFuture<?> timer;
-        try {
-            timer = endpoint.timer().schedule(() -> {
-                if (answered.compareAndSet(false, true)) {
-                    timeouts.increment();
-                    endpoint.recordFailure(new TimeoutException(timeoutReason));
-                    answer(result, onFailure, new Failure(Kind.TIMEOUT, timeoutReason, null));
-                }
-            }, timeoutNanos, TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException e) {
-            timer = null; // closing: the reply or its failure still answers
-        }
-        ScheduledFuture<?> timerRef = timer;
+        int ahead = inFlight.getAndIncrement();
+        pending.deadline = System.nanoTime() + timeoutNanos + Math.min(ahead * QUEUED_ALLOWANCE_NANOS, maxAllowanceNanos);
+        // a reply may already have come (and decremented): the allowance only ever over-counts by those
+        watch(pending);
         reply.whenComplete((raw, e) -> {
-            if (timerRef != null) {
-                timerRef.cancel(false);
-            }
+            inFlight.decrementAndGet();
             if (e == null) {
                 endpoint.recordSuccess();
-                onReply(raw, answered, result, onReply, onLateReply, onFailure);
+                onReply(raw, pending, result, onReply, onLateReply, onFailure);
                 return;
             }
             Throwable cause = LuaScript.unwrap(e);
@@ -161,12 +162,89 @@ public final class BoundedScriptCall {
             } else {
                 LOG.error("{}: script failed: {}", what, RedisFailures.describe(cause), cause);
             }
-            if (answered.compareAndSet(false, true)) {
+            if (pending.compareAndSet(false, true)) {
                 answer(result, onFailure, new Failure(availability ? Kind.UNAVAILABLE : Kind.ERROR,
                         "redis: " + RedisFailures.describe(cause), cause));
             }
         });
         return result;
+    }
+
+    // ------------------------------------------------------------------------------ timeouts
+
+    /**
+     * The extra wait a call gets for each call of this store already in flight when it is sent: Redis
+     * runs scripts one at a time, so a call queued behind 255 others waits for them without Redis being
+     * slow. 50 µs each (several times a script's run time), at most {@code 10 × timeout} in all.
+     */
+    static final long QUEUED_ALLOWANCE_NANOS = 50_000;
+
+    /**
+     * One call awaiting its reply; answered once (the flag), by the reply or by the sweep. Calls are
+     * watched in the order they are sent, which is about the order of their deadlines.
+     */
+    private static final class Pending<T> extends AtomicBoolean {
+        final BoundedScriptCall owner;
+        final CompletableFuture<T> result;
+        final Function<Failure, T> onFailure;
+        long deadline; // written before the call is watched, read by the sweep after taking it from the queue
+
+        Pending(BoundedScriptCall owner, CompletableFuture<T> result, Function<Failure, T> onFailure) {
+            this.owner = owner;
+            this.result = result;
+            this.onFailure = onFailure;
+        }
+
+        void expire() {
+            if (compareAndSet(false, true)) {
+                owner.timeouts.increment();
+                owner.endpoint.recordFailure(new TimeoutException(owner.timeoutReason));
+                answer(result, onFailure, new Failure(Kind.TIMEOUT, owner.timeoutReason, null));
+            }
+        }
+    }
+
+    private void watch(Pending<?> pending) {
+        watched.add(pending);
+        if (!sweepScheduled.get() && sweepScheduled.compareAndSet(false, true)) {
+            scheduleSweep();
+        }
+    }
+
+    private void scheduleSweep() {
+        try {
+            endpoint.timer().schedule(this::sweep, sweepEveryNanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            sweepScheduled.set(false); // closing: replies and their failures still answer
+        }
+    }
+
+    /**
+     * Answers every watched call past its deadline (on the endpoint's timer, every
+     * {@code timeout / 10}, between 100 µs and 5 ms, while calls are in flight) and forgets the
+     * answered ones; a call sent later with an earlier deadline waits for the one ahead of it, at most
+     * the difference of their queue allowances.
+     */
+    private void sweep() {
+        long now = System.nanoTime();
+        for (Pending<?> p; (p = watched.peek()) != null; ) {
+            if (p.get()) {
+                watched.poll();
+            } else if (now - p.deadline >= 0) {
+                watched.poll();
+                p.expire();
+            } else {
+                break;
+            }
+        }
+        if (!watched.isEmpty()) {
+            scheduleSweep();
+            return;
+        }
+        sweepScheduled.set(false);
+        if (!watched.isEmpty() && sweepScheduled.compareAndSet(false, true)) {
+            scheduleSweep(); // a call was watched while this sweep was ending
+        }
     }
 
     private <T> void onReply(List<Object> raw, AtomicBoolean answered, CompletableFuture<T> result,

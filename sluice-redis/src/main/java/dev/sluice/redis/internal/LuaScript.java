@@ -72,25 +72,40 @@ public final class LuaScript {
      */
     public CompletableFuture<List<Object>> run(RedisClusterAsyncCommands<String, String> commands, String[] keys,
             String[] args) {
-        return evalsha(commands, keys, args).exceptionallyCompose(e -> {
+        return run(commands, keys, args, NO_FLUSH);
+    }
+
+    /**
+     * {@link #run(RedisClusterAsyncCommands, String[], String[])} on a connection whose commands are
+     * not flushed as they are written: {@code flush} runs after each command this call writes (the
+     * {@code EVALSHA}, and on {@code NOSCRIPT} the load and the second {@code EVALSHA}).
+     */
+    public CompletableFuture<List<Object>> run(RedisClusterAsyncCommands<String, String> commands, String[] keys,
+            String[] args, Runnable flush) {
+        return evalsha(commands, keys, args, flush).exceptionallyCompose(e -> {
             if (!(unwrap(e) instanceof RedisNoScriptException)) {
                 return CompletableFuture.failedFuture(e);
             }
-            return load(commands).thenCompose(loaded -> evalsha(commands, keys, args));
+            return load(commands, flush).thenCompose(loaded -> evalsha(commands, keys, args, flush));
         });
     }
 
+    private static final Runnable NO_FLUSH = () -> {};
+
     /** Loads the script ahead of the first call, so that call does not pay for NOSCRIPT and a load. */
     public CompletableFuture<String> preload(RedisClusterAsyncCommands<String, String> commands) {
-        return load(commands);
+        return load(commands, NO_FLUSH);
     }
 
     private CompletableFuture<List<Object>> evalsha(RedisClusterAsyncCommands<String, String> commands,
-            String[] keys, String[] args) {
-        return commands.<List<Object>>evalsha(sha, ScriptOutputType.MULTI, keys, args).toCompletableFuture();
+            String[] keys, String[] args, Runnable flush) {
+        CompletableFuture<List<Object>> reply =
+                commands.<List<Object>>evalsha(sha, ScriptOutputType.MULTI, keys, args).toCompletableFuture();
+        flush.run();
+        return reply;
     }
 
-    private CompletableFuture<String> load(RedisClusterAsyncCommands<String, String> commands) {
+    private CompletableFuture<String> load(RedisClusterAsyncCommands<String, String> commands, Runnable flush) {
         for (;;) {
             CompletableFuture<String> current = loading.get();
             if (current != null && !current.isDone()) {
@@ -99,7 +114,9 @@ public final class LuaScript {
             CompletableFuture<String> mine = new CompletableFuture<>();
             if (loading.compareAndSet(current, mine)) {
                 loads.increment();
-                commands.scriptLoad(text).whenComplete((loadedSha, e) -> {
+                CompletableFuture<String> sent = commands.scriptLoad(text).toCompletableFuture();
+                flush.run();
+                sent.whenComplete((loadedSha, e) -> {
                     if (e != null) {
                         mine.completeExceptionally(e);
                     } else if (!sha.equals(loadedSha)) {

@@ -185,7 +185,7 @@ public final class LeasingLimiterStore implements LimiterStore {
 
         @Override
         public Decision decide(String key, Plan plan, Costs costs) {
-            return decideAsync(key, plan, costs).toCompletableFuture().join();
+            return redis.await(decideAsync(key, plan, costs));
         }
 
         @Override
@@ -209,7 +209,7 @@ public final class LeasingLimiterStore implements LimiterStore {
 
     @Override
     public Decision decide(String key, Plan plan, Costs costs) {
-        return decideAsync(key, plan, costs).toCompletableFuture().join();
+        return redis.await(decideAsync(key, plan, costs));
     }
 
     @Override
@@ -347,7 +347,7 @@ public final class LeasingLimiterStore implements LimiterStore {
      */
     @Override
     public void refund(String key, Allowed charge) {
-        refundAsync(key, charge).toCompletableFuture().join();
+        redis.await(refundAsync(key, charge));
     }
 
     /** {@link #refund} without blocking: a refund into the lease is immediate, one to Redis is sent. */

@@ -114,8 +114,37 @@ final class PlanLayout {
         };
     }
 
-    /** The Redis keys of {@code key}'s policies, in plan order. */
+    /**
+     * How many keys' names are remembered (the SHA-256 of the key and the concatenations are then
+     * skipped on its next request); past it the memory is cleared and refilled.
+     */
+    static final int KEY_CACHE_SIZE = 16_384;
+
+    private final java.util.concurrent.ConcurrentHashMap<String, String[]> keyCache =
+            new java.util.concurrent.ConcurrentHashMap<>();
+    private volatile String cachedPrefix;
+
+    /** The Redis keys of {@code key}'s policies, in plan order; shared, never to be changed. */
     String[] keys(String prefix, String key) {
+        String cached = cachedPrefix;
+        if (cached == null) {
+            cachedPrefix = cached = prefix; // a store uses one prefix
+        }
+        if (!cached.equals(prefix)) {
+            return computeKeys(prefix, key);
+        }
+        String[] keys = keyCache.get(key);
+        if (keys == null) {
+            if (keyCache.size() >= KEY_CACHE_SIZE) {
+                keyCache.clear();
+            }
+            keys = computeKeys(prefix, key);
+            keyCache.put(key, keys);
+        }
+        return keys;
+    }
+
+    private String[] computeKeys(String prefix, String key) {
         String tagged = HashTags.taggedCredential(prefix, key);
         String[] keys = new String[suffixes.length];
         for (int i = 0; i < keys.length; i++) {

@@ -139,8 +139,9 @@ public final class RedisLimiterStore implements LimiterStore {
 
     /**
      * A store with its own {@link RedisEndpoint} at {@code uri} (closed with the store): the edge's
-     * {@code store: redis://...} setting. Waits for the first connection and the script's load at most
-     * the endpoint's connect timeout (1 s), then returns either way: a Redis that is down at start is answered for by
+     * {@code store: redis://...} setting. Waits for the first connection attempt to end (at most ten
+     * connect timeouts: a cold JVM first loads the client) and then for the script's load at most one
+     * connect timeout (1 s), then returns either way: a Redis that is down at start is answered for by
      * the failure mode until the probe connects.
      *
      * @throws IllegalArgumentException if the URI cannot be parsed
@@ -154,7 +155,15 @@ public final class RedisLimiterStore implements LimiterStore {
         RedisEndpoint endpoint = RedisEndpoint.connect(endpointConfig);
         RedisLimiterStore store = new RedisLimiterStore(endpoint, true, config, limiterScript(), true);
         try {
-            store.preloaded.get(endpointConfig.connectTimeout().toNanos(), TimeUnit.NANOSECONDS);
+            // the first attempt (a cold JVM loads Lettuce and Netty first: bounded at 10 connect timeouts),
+            // then the script's load
+            long connect = endpointConfig.connectTimeout().toNanos();
+            try {
+                endpoint.firstConnectAttempt().toCompletableFuture().get(10 * connect, TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                // still connecting: the failure mode answers until it is up
+            }
+            store.preloaded.get(connect, TimeUnit.NANOSECONDS);
         } catch (TimeoutException | java.util.concurrent.ExecutionException e) {
             // not up yet: the failure mode answers until the probe connects (NOSCRIPT loads it then)
         } catch (InterruptedException e) {
@@ -220,7 +229,7 @@ public final class RedisLimiterStore implements LimiterStore {
 
         @Override
         public Decision decide(String key, Plan plan, Costs costs) {
-            return decideAsync(key, plan, costs).toCompletableFuture().join();
+            return await(decideAsync(key, plan, costs));
         }
 
         @Override
@@ -247,6 +256,32 @@ public final class RedisLimiterStore implements LimiterStore {
         }
     }
 
+    /**
+     * The command this store sends to Redis to decide one request of {@code key} under {@code plan}:
+     * {@code EVALSHA}, the script's SHA-1, the key count, the keys, the arguments (the clock argument
+     * empty, so the script reads the server's {@code TIME}, as in production). Sends nothing and
+     * charges nothing: for measuring the script's own ceiling on a server, e.g. with
+     * {@code redis-benchmark}, where running it does charge {@code key}.
+     *
+     * @throws IllegalArgumentException if {@code plan} has a concurrency policy (its permit id is per
+     *     request) or is outside the script's range ({@link #validate})
+     */
+    public List<String> decisionCommand(String key, Plan plan, Costs costs) {
+        if (plan.hasConcurrencyPolicy()) {
+            throw new IllegalArgumentException("plan " + plan.name() + ": a concurrency policy's permit id is per request");
+        }
+        PlanLayout layout = layout(plan);
+        String[] keys = layout.keys(config.keyPrefix(), key);
+        String[] args = layout.args("D", "", minTtlMillis, costs, leaseMicros, "");
+        List<String> command = new java.util.ArrayList<>(3 + keys.length + args.length);
+        command.add("EVALSHA");
+        command.add(calls.script().sha());
+        command.add(Integer.toString(keys.length));
+        command.addAll(List.of(keys));
+        command.addAll(List.of(args));
+        return List.copyOf(command);
+    }
+
     // ---------------------------------------------------------------------------------- decide
 
     /**
@@ -259,7 +294,7 @@ public final class RedisLimiterStore implements LimiterStore {
      */
     @Override
     public Decision decide(String key, Plan plan, Costs costs) {
-        return decideAsync(key, plan, costs).toCompletableFuture().join();
+        return await(decideAsync(key, plan, costs));
     }
 
     /**
@@ -356,7 +391,7 @@ public final class RedisLimiterStore implements LimiterStore {
 
     private List<PolicyState> joinUsage(CompletionStage<List<PolicyState>> usage) {
         try {
-            return usage.toCompletableFuture().join();
+            return await(usage);
         } catch (java.util.concurrent.CompletionException e) {
             if (e.getCause() instanceof RedisUnavailableException u) {
                 throw u;
@@ -396,7 +431,7 @@ public final class RedisLimiterStore implements LimiterStore {
 
     @Override
     public void refund(String key, Allowed charge) {
-        refundAsync(key, charge).toCompletableFuture().join();
+        await(refundAsync(key, charge));
     }
 
     /**
@@ -443,7 +478,7 @@ public final class RedisLimiterStore implements LimiterStore {
      */
     @Override
     public void release(String key, Allowed charge) {
-        releaseAsync(key, charge).toCompletableFuture().join();
+        await(releaseAsync(key, charge));
     }
 
     /**
@@ -560,6 +595,12 @@ public final class RedisLimiterStore implements LimiterStore {
     }
 
     // --------------------------------------------------------------------------------- helpers
+
+    /** Waits for {@code stage} after sending what is written (a blocked event loop would never flush it). */
+    <T> T await(CompletionStage<T> stage) {
+        endpoint.flushScriptsNow();
+        return stage.toCompletableFuture().join();
+    }
 
     private String nowArg() {
         if (config.scriptTime() == null) {

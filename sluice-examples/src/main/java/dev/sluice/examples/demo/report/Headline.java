@@ -26,7 +26,9 @@ import java.util.OptionalInt;
  *       locally, failed at once on a spent quota, or failed after its attempts);</li>
  *   <li><b>back to normal</b>: seconds from the blip's end to the first second from which, three
  *       seconds in a row, the calls made in that second succeed at least {@value #RECOVERED_PERCENT} %
- *       as often as those made in the 5 s before the blip; empty when that never happens in the run;</li>
+ *       as often as those made in the 5 s before the blip; empty when that never happens in the run, or
+ *       when fewer than {@value #MIN_NORMAL_PERCENT} % of the calls before the blip succeeded (there was no
+ *       normal to return to);</li>
  *   <li><b>labels bought twice</b>: labels Shiplane created for an order that already had one.</li>
  * </ul>
  *
@@ -57,6 +59,8 @@ public record Headline(
 
     /** A second counts as back to normal when its calls succeed this often, relative to before the blip. */
     static final int RECOVERED_PERCENT = 95;
+    /** Below this success share before the blip there is no "normal" to return to. */
+    static final int MIN_NORMAL_PERCENT = 50;
     /** Seconds before the blip that set "normal". */
     static final int NORMAL_WINDOW_SECONDS = 5;
     /** Seconds in a row that must be back to normal. */
@@ -116,7 +120,7 @@ public record Headline(
             calls += s.get(i).get(Series.CALLS);
             ok += s.get(i).get(Series.SUCCEEDED);
         }
-        if (calls == 0) {
+        if (calls == 0 || ok * 100 < MIN_NORMAL_PERCENT * calls) {
             return OptionalInt.empty();
         }
         double normal = (double) ok / calls;

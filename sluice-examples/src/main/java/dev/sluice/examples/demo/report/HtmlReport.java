@@ -149,7 +149,9 @@ public final class HtmlReport {
                 + " because the quota is known spent.");
         definition(h, "back to normal", "seconds from the blip's end to the first second from which, three seconds in a"
                 + " row, the calls made in that second succeed at least " + Headline.RECOVERED_PERCENT + " % as often as"
-                + " those made in the " + Headline.NORMAL_WINDOW_SECONDS + " s before the blip.");
+                + " those made in the " + Headline.NORMAL_WINDOW_SECONDS + " s before the blip (\"not in the run\" when"
+                + " that never happens, or when fewer than " + Headline.MIN_NORMAL_PERCENT + " % of the calls before the"
+                + " blip succeeded: there was no normal to return to).");
         definition(h, "labels bought twice", "labels Shiplane created for an order (the request body's reference) that"
                 + " already had one: a write retried under a new Idempotency-Key after a timeout whose first attempt had"
                 + " bought it. The edge replays a retry under the same key instead (SPEC 3.11).");

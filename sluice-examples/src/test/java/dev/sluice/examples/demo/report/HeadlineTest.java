@@ -22,4 +22,19 @@ class HeadlineTest {
         assertThat(h.recoverySeconds()).hasValue(0);     // second 6 is as good as 0..3
         assertThat(h.duplicateLabels()).isEqualTo(25);
     }
+
+    @Test
+    void aClientThatFailedMostCallsBeforeTheBlipHasNoNormalToReturnTo() {
+        RunReport run = HtmlReportTest.tenSeconds(ClientKind.NAIVE, 3, 0);
+        java.util.List<dev.sluice.examples.demo.series.SecondCounts> failing = new java.util.ArrayList<>();
+        for (dev.sluice.examples.demo.series.SecondCounts c : run.seconds()) {
+            long[] v = c.values();
+            v[dev.sluice.examples.demo.series.Series.SUCCEEDED.ordinal()] = 40; // 40 of 100 calls a second
+            failing.add(new dev.sluice.examples.demo.series.SecondCounts(c.second(), v));
+        }
+        RunReport degraded = new RunReport(run.client(), run.startedAt(), run.plannedSeconds(), false, run.blip(), failing,
+                run.stopping(), run.calls(), run.upstream(), run.limitPerSecond(), 0, run.notes());
+
+        assertThat(Headline.of(degraded).recoverySeconds()).isEmpty();
+    }
 }
