@@ -13,6 +13,7 @@ import dev.sluice.delivery.spi.WebhookRequest;
 import dev.sluice.delivery.webhook.StandardWebhooks;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
@@ -148,20 +149,7 @@ public final class DeliveryWorker implements AutoCloseable {
                     throw e;
                 }
                 slots.release(free - claims.size());
-                for (Claim c : claims) {
-                    attemptsInFlight.incrementAndGet();
-                    attempts.execute(() -> {
-                        try {
-                            process(c);
-                        } catch (RuntimeException e) {
-                            // the row stays in flight; its lease lapses and it is retried
-                            delivery.reportError("worker " + id + ": an attempt failed", e);
-                        } finally {
-                            attemptsInFlight.decrementAndGet();
-                            slots.release();
-                        }
-                    });
-                }
+                startBatch(claims);
                 if (claims.isEmpty()) {
                     idleWait();
                 }
@@ -177,6 +165,61 @@ public final class DeliveryWorker implements AutoCloseable {
                     return;
                 }
             }
+        }
+    }
+
+    /**
+     * Starts a batch of claims, each holding one slot: the checks that need no token, then every
+     * token of the batch in one store transaction ({@link DeliveryStore#startAttempts}), then the
+     * requests on the attempt threads. A slot is released when its claim is settled.
+     */
+    private void startBatch(List<Claim> claims) {
+        Instant now = delivery.now();
+        List<Claim> toStart = new ArrayList<>(claims.size());
+        for (Claim c : claims) {
+            try {
+                if (!settledBeforeStart(c, now)) {
+                    toStart.add(c);
+                    continue;
+                }
+            } catch (RuntimeException e) {
+                delivery.reportError("worker " + id + ": an attempt failed", e); // the lease lapses; retried
+            }
+            slots.release();
+        }
+        List<AttemptStart> starts;
+        try {
+            starts = store.startAttempts(toStart, now);
+        } catch (RuntimeException e) {
+            slots.release(toStart.size()); // the rows stay in flight; their leases lapse and they are retried
+            throw e;
+        }
+        for (int i = 0; i < toStart.size(); i++) {
+            Claim c = toStart.get(i);
+            AttemptStart start = starts.get(i);
+            if (start instanceof AttemptStart.Proceed) {
+                attemptsInFlight.incrementAndGet();
+                attempts.execute(() -> {
+                    try {
+                        attemptReleasingSlot(c, start, now);
+                    } finally {
+                        attemptsInFlight.decrementAndGet();
+                    }
+                });
+            } else {
+                attemptReleasingSlot(c, start, now); // no request: settle it here
+            }
+        }
+    }
+
+    private void attemptReleasingSlot(Claim c, AttemptStart start, Instant now) {
+        try {
+            attempt(c, start, now);
+        } catch (RuntimeException e) {
+            // the row stays in flight; its lease lapses and it is retried
+            delivery.reportError("worker " + id + ": an attempt failed", e);
+        } finally {
+            slots.release();
         }
     }
 
@@ -229,12 +272,22 @@ public final class DeliveryWorker implements AutoCloseable {
         }
     }
 
-    /** One claimed row, start to finish (SPEC §6.2). */
+    /** One claimed row, start to finish (SPEC §6.2), in the calling thread. */
     void process(Claim claim) {
-        String dest = claim.destination().name();
-        String key = claim.event().idempotencyKey();
         Instant now = delivery.now();
-        listener.onClaimed(dest, Duration.between(now, claim.eligibleAt()));
+        if (!settledBeforeStart(claim, now)) {
+            attempt(claim, store.startAttempt(claim, now), now);
+        }
+    }
+
+    /**
+     * The checks before a token: an interrupted attempt to a destination that cannot deduplicate
+     * goes to review, an event past its maximum age is dead-lettered.
+     *
+     * @return whether the claim was settled (no token to take)
+     */
+    private boolean settledBeforeStart(Claim claim, Instant now) {
+        listener.onClaimed(claim.destination().name(), Duration.between(now, claim.eligibleAt()));
 
         if (claim.interruptedAttempt() && !claim.destination().idempotent()) {
             // The last holder may have sent it, and only a person can tell whether it arrived. Checked
@@ -242,16 +295,21 @@ public final class DeliveryWorker implements AutoCloseable {
             finish(claim, new Completion.Review(claim.lastClass(), claim.lastStatus(),
                     "an attempt was interrupted (worker crash or lost lease) after taking its token;"
                             + " the receiver may have acted on it", now, true));
-            return;
+            return true;
         }
         if (!now.isBefore(claim.expiresAt())) {
             finish(claim, new Completion.Dead(DeadLetterReason.EXPIRED, null, null,
                     "maximum age of '" + claim.event().type() + "' reached before delivery",
                     delivery.redact(claim.event()), now, false, false));
-            return;
+            return true;
         }
+        return false;
+    }
 
-        AttemptStart start = store.startAttempt(claim, now);
+    /** What follows the start: the request when a token was taken, else what the start said. */
+    private void attempt(Claim claim, AttemptStart start, Instant now) {
+        String dest = claim.destination().name();
+        String key = claim.event().idempotencyKey();
         switch (start) {
             case AttemptStart.Suppressed s -> {
                 listener.onSuppressed(dest, key);

@@ -279,6 +279,32 @@ abstract class DeliveryContractTest {
     }
 
     @Test
+    void aBatchOfStartsAnswersAsTheSameStartsOneByOne() {
+        delivery.registerDestination(Fixtures.merchant("slow", new Rate(1, 2), true)); // 1/s, burst 2
+        enqueue("a1");
+        Claim stale = store.claim("w-batch", 1, T0, Duration.ofSeconds(1)).get(0);
+        store.claim("w-other", 1, T0.plusSeconds(2), Duration.ofSeconds(30)); // a1's lease lapsed: taken over
+        clock.advance(Duration.ofSeconds(2));
+        Instant now = T0.plusSeconds(2);
+        for (String k : List.of("s1", "s2", "s3", "s4")) {
+            delivery.enqueue(NewEvent.of("slow", "t", "{}").withIdempotencyKey(k));
+        }
+        List<Claim> claims = new java.util.ArrayList<>(List.of(stale));
+        claims.addAll(store.claim("w-batch", 10, now, Duration.ofSeconds(30)));
+
+        List<AttemptStart> starts = store.startAttempts(claims, now);
+
+        assertThat(claims).extracting(c -> c.event().idempotencyKey()).containsExactly("a1", "s1", "s2", "s3", "s4");
+        assertThat(starts.get(0)).isInstanceOf(AttemptStart.LeaseLost.class);
+        assertThat(starts.subList(1, 3)).allSatisfy(st -> assertThat(st).isInstanceOf(AttemptStart.Proceed.class));
+        // both wait for the next token, as they would one by one
+        assertThat(starts.subList(3, 5)).containsOnly(new AttemptStart.NoToken(Duration.ofSeconds(1), now.plusSeconds(1)));
+        assertThat(delivery.entry("slow", "s4").orElseThrow().state()).isEqualTo(LedgerState.PENDING);
+        assertThat(delivery.entry("slow", "s4").orElseThrow().eligibleAt()).isEqualTo(now.plusSeconds(1));
+        assertThat(entry("a1").leaseOwner()).isEqualTo("w-other");
+    }
+
+    @Test
     void theBucketIsSharedByEveryWorkerOnTheStore() {
         delivery.registerDestination(Fixtures.merchant("one-a-second", new Rate(1, 1), true));
         delivery.enqueue(NewEvent.of("one-a-second", "t", "{}").withIdempotencyKey("x1"));

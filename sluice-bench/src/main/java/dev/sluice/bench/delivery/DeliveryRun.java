@@ -27,48 +27,106 @@ import java.util.stream.Stream;
  * Events delivered per second by {@link DeliveryWorker}s against a loopback receiver answering
  * {@code 200} at once: SQLite (a fresh file in a temporary folder) and PostgreSQL (database
  * {@code test}, a schema of its own, dropped afterwards), 1 and 3 workers (each a {@link Delivery}
- * with its own store and pool, as separate processes would have; default concurrency 8 each). The
- * events are enqueued in one transaction first; the clock runs from the workers' start to the last
- * delivery. Configurations alternate within each round.
+ * with its own store and pool, as separate processes would have; default concurrency 8 each), to
+ * 1 and to 100 destinations; beside db-scheduler doing the same work on the same PostgreSQL
+ * ({@link DbSchedulerPeer}, 8 threads per worker). The events are enqueued (scheduled) first; the
+ * clock runs from the workers' start to the last delivery. Configurations alternate within each
+ * round.
  */
 public final class DeliveryRun {
 
     static final String SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+    static final int CONCURRENCY = 8;
 
     private DeliveryRun() {}
 
     public static String run(Args args) throws Exception {
-        int rounds = args.integer("rounds", 5);
-        int events = args.integer("events", 2_000);
+        int rounds = args.integer("rounds", 3);
+        int events = args.integer("events", 3_000);
         String pg = args.text("postgresql", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
         Table rate = new Table("events/s", true);
         boolean pgUp = reachable(pg);
+        List<String> kinds = pgUp ? List.of("sqlite", "postgresql", "db-scheduler") : List.of("sqlite");
+        int[] fanOuts = {1, 100};
         try (ImmediateServer receiver = new ImmediateServer(4)) {
             for (int round = 1; round <= rounds; round++) {
-                for (String kind : pgUp ? List.of("sqlite", "postgresql") : List.of("sqlite")) {
-                    for (int workers : new int[] {1, 3}) {
-                        double r = once(kind, workers, events, pg, receiver, round);
-                        rate.add(kind + ", " + workers + " worker" + (workers > 1 ? "s" : ""), r);
-                        System.err.printf("round %d/%d %s x%d: %.0f events/s%n", round, rounds, kind, workers, r);
+                for (int dests : fanOuts) {
+                    List<Destination> destinations = new ArrayList<>();
+                    for (int i = 0; i < dests; i++) {
+                        destinations.add(new Destination("partner-" + i, receiver.uri("/hooks/" + i),
+                                new Rate(1_000_000, 100_000), SECRET, true));
+                    }
+                    for (String kind : kinds) {
+                        for (int workers : new int[] {1, 3}) {
+                            double r = kind.equals("db-scheduler")
+                                    ? DbSchedulerPeer.run(pg, "sluice_bench_dbs_" + ProcessHandle.current().pid()
+                                            + "_" + round + "_" + workers + "_" + dests, workers, CONCURRENCY,
+                                            destinations, events, round)
+                                    : once(kind, workers, events, pg, destinations, round);
+                            rate.add(label(kind, workers, dests), r);
+                            System.err.printf("round %d/%d %s x%d, %d destination(s): %.0f events/s (load %s)%n",
+                                    round, rounds, kind, workers, dests, r, loadAverage());
+                        }
                     }
                 }
             }
         }
         StringBuilder md = new StringBuilder();
         md.append("### Events delivered per second (median of ").append(rounds).append(" interleaved rounds, ")
-                .append(String.format("%,d", events)).append(" events each)\n\n");
-        md.append("| store | 1 worker | 3 workers | 3 workers / 1 worker |\n|---|---:|---:|---:|\n");
-        for (String kind : pgUp ? List.of("sqlite", "postgresql") : List.of("sqlite")) {
-            double one = rate.median(kind + ", 1 worker");
-            double three = rate.median(kind + ", 3 workers");
-            md.append("| ").append(kind).append(" | ").append(Table.fmt(one)).append(" | ").append(Table.fmt(three))
-                    .append(" | ").append(String.format(java.util.Locale.ROOT, "%.2f×", three / one)).append(" |\n");
+                .append(String.format("%,d", events)).append(" events each; load average at the end ")
+                .append(loadAverage()).append(")\n\n");
+        md.append("| store | destinations | 1 worker | 3 workers | 3 workers / 1 worker |\n|---|---:|---:|---:|---:|\n");
+        for (String kind : kinds) {
+            for (int dests : fanOuts) {
+                double one = rate.median(label(kind, 1, dests));
+                double three = rate.median(label(kind, 3, dests));
+                md.append("| ").append(kind).append(" | ").append(dests).append(" | ").append(Table.fmt(one))
+                        .append(" | ").append(Table.fmt(three)).append(" | ")
+                        .append(String.format(java.util.Locale.ROOT, "%.2f×", three / one)).append(" |\n");
+            }
         }
-        if (!pgUp) {
+        if (pgUp) {
+            md.append("\n### Against db-scheduler on the same PostgreSQL\n\n").append(rate.ratioHeader("db-scheduler"));
+            for (int dests : fanOuts) {
+                for (int workers : new int[] {1, 3}) {
+                    md.append(rate.ratioRow("PostgreSQL, " + workers + " worker" + (workers > 1 ? "s" : "") + ", "
+                            + dests + " destination" + (dests > 1 ? "s" : ""), label("postgresql", workers, dests),
+                            label("db-scheduler", workers, dests), workers == 3 ? 1.0 : Double.NaN));
+                }
+            }
+        } else {
             md.append("\nPostgreSQL was not reachable at ").append(pg).append(": not measured.\n");
+        }
+        md.append("\n### Against the absolute targets\n\n| case | events/s | target | verdict |\n|---|---:|---:|---|\n");
+        for (int dests : fanOuts) {
+            absolute(md, rate, "sqlite", dests, 2_000);
+            if (pgUp) {
+                absolute(md, rate, "postgresql", dests, 5_000);
+            }
         }
         md.append("\n### Raw numbers\n\n").append(rate.rawMarkdown());
         return md.toString();
+    }
+
+    private static void absolute(StringBuilder md, Table rate, String kind, int dests, double target) {
+        double v = rate.median(label(kind, 3, dests));
+        String what = kind + ", 3 workers, " + dests + " destination" + (dests > 1 ? "s" : "");
+        md.append("| ").append(what).append(" | ").append(Table.fmt(v)).append(" | ≥ ").append(Table.fmt(target))
+                .append(" | ").append(v >= target ? "met" : "missed").append(" |\n");
+        md.append(Table.target("delivery " + what + " (events/s)", "≥ " + Table.fmt(target), Table.fmt(v), v >= target));
+    }
+
+    private static String label(String kind, int workers, int dests) {
+        return kind + ", " + workers + " worker" + (workers > 1 ? "s" : "") + ", " + dests + " dest";
+    }
+
+    private static String loadAverage() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).split(" ");
+            return f[0] + " " + f[1] + " " + f[2];
+        } catch (java.io.IOException e) {
+            return "n/a";
+        }
     }
 
     private static boolean reachable(String url) {
@@ -80,10 +138,11 @@ public final class DeliveryRun {
         }
     }
 
-    private static double once(String kind, int workers, int events, String pg, ImmediateServer receiver, int round)
-            throws Exception {
+    private static double once(String kind, int workers, int events, String pg, List<Destination> destinations,
+            int round) throws Exception {
         Path tmp = Files.createTempDirectory("sluice-bench-delivery");
-        String schema = "sluice_bench_" + ProcessHandle.current().pid() + "_" + round + "_" + workers;
+        String schema = "sluice_bench_" + ProcessHandle.current().pid() + "_" + round + "_" + workers + "_"
+                + destinations.size();
         List<JdbcDeliveryStore> stores = new ArrayList<>();
         List<Delivery> deliveries = new ArrayList<>();
         CountDownLatch done = new CountDownLatch(events);
@@ -96,16 +155,16 @@ public final class DeliveryRun {
         String sqliteFile = tmp.resolve("bench.db").toString();
         try {
             for (int i = 0; i < workers; i++) {
-                JdbcDeliveryStore.Options o = JdbcDeliveryStore.Options.defaults();
+                JdbcDeliveryStore.Options o = JdbcDeliveryStore.Options.defaults().withPoolSize(CONCURRENCY + 4);
                 JdbcDeliveryStore s = kind.equals("sqlite")
                         ? JdbcDeliveryStore.open("sqlite:" + sqliteFile, o)
                         : JdbcDeliveryStore.open(pg, o.withSchema(schema));
                 stores.add(s);
-                deliveries.add(Delivery.builder(s).listener(count).config(DeliveryConfig.builder().build()).build());
+                deliveries.add(Delivery.builder(s).listener(count)
+                        .config(DeliveryConfig.builder().concurrency(CONCURRENCY).build()).build());
             }
             Delivery first = deliveries.get(0);
-            first.registerDestination(new Destination("partner", receiver.uri("/hooks"),
-                    new Rate(1_000_000, 100_000), SECRET, true));
+            destinations.forEach(first::registerDestination);
             String url = kind.equals("sqlite") ? "jdbc:sqlite:" + sqliteFile : pg;
             try (Connection c = DriverManager.getConnection(url)) {
                 if (!kind.equals("sqlite")) {
@@ -115,7 +174,8 @@ public final class DeliveryRun {
                 }
                 c.setAutoCommit(false);
                 for (int i = 0; i < events; i++) {
-                    first.enqueue(c, NewEvent.of("partner", "order.paid", "{\"n\":" + i + "}")
+                    first.enqueue(c, NewEvent.of(destinations.get(i % destinations.size()).name(), "order.paid",
+                                    "{\"n\":" + i + "}")
                             .withIdempotencyKey("bench-" + round + "-" + i));
                 }
                 c.commit();

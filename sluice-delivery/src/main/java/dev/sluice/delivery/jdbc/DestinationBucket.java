@@ -111,29 +111,67 @@ final class DestinationBucket {
 
     /** Takes one token from {@code name}'s bucket at {@code nowMicros}, or says how long until the next one. */
     Take take(Connection c, String name, long nowMicros) throws SQLException {
+        Grant g = grant(c, name, 1, nowMicros);
+        return g.disabled() ? new Take.Disabled() : g.granted() == 1 ? new Take.Granted() : new Take.Wait(g.waitMicros());
+    }
+
+    /**
+     * The answer of {@link #grant}.
+     *
+     * @param granted tokens taken, {@code 0 ≤ granted ≤ n}
+     * @param waitMicros when fewer than asked: µs from now until the next token, at least 1; else 0
+     * @param disabled no enabled destination of that name (nothing taken)
+     */
+    record Grant(int granted, long waitMicros, boolean disabled) {
+    }
+
+    /**
+     * Takes up to {@code n} tokens at {@code nowMicros} for a batch of attempts: the one conditional
+     * GCRA {@code UPDATE} run {@code n} times in one JDBC batch (one round trip on PostgreSQL, the
+     * row locked once for the whole batch). Once a token is refused the rest are too (the row is
+     * unchanged), so the tokens go to the first {@code granted} attempts of the batch.
+     */
+    Grant grant(Connection c, String name, int n, long nowMicros) throws SQLException {
         String g = dialect.greatest();
+        int granted = 0;
         try (PreparedStatement ps = c.prepareStatement("UPDATE " + t.destination() + " SET tat_micros = "
                 + g + "(tat_micros, ?) + interval_micros WHERE name = ? AND enabled = 1 AND "
                 + g + "(tat_micros, ?) - ? <= (burst - 1) * interval_micros")) {
-            ps.setLong(1, nowMicros);
-            ps.setString(2, name);
-            ps.setLong(3, nowMicros);
-            ps.setLong(4, nowMicros);
-            if (ps.executeUpdate() == 1) {
-                return new Take.Granted();
+            for (int i = 0; i < n; i++) {
+                ps.setLong(1, nowMicros);
+                ps.setString(2, name);
+                ps.setLong(3, nowMicros);
+                ps.setLong(4, nowMicros);
+                if (n == 1) {
+                    granted = ps.executeUpdate();
+                } else {
+                    ps.addBatch();
+                }
             }
+            if (n > 1) {
+                for (int count : ps.executeBatch()) {
+                    if (count != 1) {
+                        break;
+                    }
+                    granted++;
+                }
+            }
+        }
+        if (granted == n) {
+            return new Grant(granted, 0, false);
         }
         try (PreparedStatement ps = c.prepareStatement("SELECT tat_micros, interval_micros, burst, enabled FROM "
                 + t.destination() + " WHERE name = ?")) {
             ps.setString(1, name);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next() || rs.getInt(4) != 1) {
-                    return new Take.Disabled();
+                    return new Grant(0, 0, true);
                 }
                 long tat = rs.getLong(1);
                 long interval = rs.getLong(2);
                 int burst = rs.getInt(3);
-                return new Take.Wait(Math.max(1L, Math.max(tat, nowMicros) - nowMicros - (burst - 1L) * interval));
+                return new Grant(granted,
+                        Math.max(1L, Math.max(tat, nowMicros) - nowMicros - (burst - 1L) * interval), false);
             }
         }
     }

@@ -9,12 +9,14 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Group commit for SQLite. SQLite has one writer at a time and flushes the disk once per commit,
- * so a worker with 16 attempts in flight spends its time waiting for flushes one after another.
+ * Group commit. SQLite has one writer at a time and flushes the disk once per commit, so a worker
+ * with 16 attempts in flight spends its time waiting for flushes one after another; on PostgreSQL
+ * each completion would be a transaction of its own with its own round trips and WAL flush.
  * Here one thread takes every attempt write queued meanwhile (up to {@value #MAX_BATCH}), runs them
  * in one transaction and commits once; each caller waits for that commit before it goes on, so
  * nothing is acknowledged before it is durable. If the batch fails, each write is retried alone,
- * so one bad write fails only its own caller. (PostgreSQL groups concurrent commits itself.)
+ * so one bad write fails only its own caller. The store uses one for every attempt-path write on
+ * SQLite, and one for completions on PostgreSQL.
  */
 final class GroupCommit implements AutoCloseable {
     private static final int MAX_BATCH = 64;

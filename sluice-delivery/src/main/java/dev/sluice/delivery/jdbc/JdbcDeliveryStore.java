@@ -112,6 +112,7 @@ public final class JdbcDeliveryStore implements DeliveryStore {
     private final String schema;
     private final Transactions transactions;
     private final GroupCommit groupCommit;
+    private final GroupCommit finishes;
     private final DestinationBucket destinations;
     private final OutboxRepository outbox;
     private final LeaseRepository leases;
@@ -125,6 +126,8 @@ public final class JdbcDeliveryStore implements DeliveryStore {
                 opened.options().sqliteBusyTimeout());
         this.groupCommit = dialect == Dialect.SQLITE
                 ? new GroupCommit(transactions, "sluice-delivery-sqlite-group-commit") : null;
+        this.finishes = dialect == Dialect.POSTGRESQL
+                ? new GroupCommit(transactions, "sluice-delivery-completions") : null;
         Tables t = Tables.in(schema);
         this.destinations = new DestinationBucket(t, dialect);
         this.outbox = new OutboxRepository(t, destinations);
@@ -234,33 +237,51 @@ public final class JdbcDeliveryStore implements DeliveryStore {
         long nowMicros = Micros.of(now);
         long leaseUntil = Micros.of(now.plus(lease));
         String token = UUID.randomUUID().toString();
-        return transactions.tx("claim", c -> leases.claim(c, owner, token, max, nowMicros, leaseUntil));
+        return write("claim", c -> leases.claim(c, owner, token, max, nowMicros, leaseUntil));
     }
 
     @Override
     public int heartbeat(String owner, Instant leaseExpiresAt) {
-        return transactions.tx("heartbeat", c -> leases.heartbeat(c, owner, Micros.of(leaseExpiresAt)));
+        return write("heartbeat", c -> leases.heartbeat(c, owner, Micros.of(leaseExpiresAt)));
     }
 
     @Override
     public AttemptStart startAttempt(Claim claim, Instant now) {
         return write("start attempt", c -> {
-            if (dialect == Dialect.POSTGRESQL && claim.destination().idempotent()) {
-                // Nothing here must survive a database crash: a lost token is a token refunded, and a
-                // lost 'sending' mark only matters to destinations that cannot deduplicate. Not
-                // waiting for the WAL flush keeps the destination's bucket row locked for
-                // microseconds instead of a disk flush, which is what lets replicas scale.
-                try (Statement s = c.createStatement()) {
-                    s.execute("SET LOCAL synchronous_commit = off");
-                }
-            }
+            relaxCommit(c, List.of(claim));
             return leases.startAttempt(c, claim, Micros.of(now));
         });
     }
 
     @Override
+    public List<AttemptStart> startAttempts(List<Claim> claims, Instant now) {
+        if (claims.isEmpty()) {
+            return List.of();
+        }
+        return write("start attempts", c -> {
+            relaxCommit(c, claims);
+            return leases.startAttempts(c, claims, Micros.of(now));
+        });
+    }
+
+    /**
+     * On PostgreSQL, commits the start of attempts to destinations that all deduplicate without
+     * waiting for the WAL flush. Nothing there must survive a database crash: a lost token is a
+     * token refunded, and a lost 'sending' mark only matters to destinations that cannot
+     * deduplicate. Not waiting keeps the destination's bucket row locked for microseconds instead
+     * of a disk flush, which is what lets replicas scale.
+     */
+    private void relaxCommit(Connection c, List<Claim> claims) throws SQLException {
+        if (dialect == Dialect.POSTGRESQL && claims.stream().allMatch(cl -> cl.destination().idempotent())) {
+            try (Statement s = c.createStatement()) {
+                s.execute("SET LOCAL synchronous_commit = off");
+            }
+        }
+    }
+
+    @Override
     public boolean finish(Claim claim, Completion completion) {
-        return write("finish attempt", c -> {
+        SqlWork<Boolean> work = c -> {
             if (!leases.finish(c, claim, completion)) {
                 return false;
             }
@@ -273,7 +294,10 @@ public final class JdbcDeliveryStore implements DeliveryStore {
                 }
             }
             return true;
-        });
+        };
+        // a completion is acknowledged to nobody but the worker, which waits for the commit: on
+        // PostgreSQL too, completions arriving together share one transaction and one WAL flush
+        return finishes != null ? finishes.submit("finish attempt", work) : write("finish attempt", work);
     }
 
     @Override
@@ -355,12 +379,17 @@ public final class JdbcDeliveryStore implements DeliveryStore {
         if (groupCommit != null) {
             groupCommit.close();
         }
+        if (finishes != null) {
+            finishes.close();
+        }
         ds.close();
     }
 
     /**
-     * A write on the attempt path: on SQLite through the group commit (several attempts' writes in
-     * one transaction, one disk flush), elsewhere in a transaction of its own.
+     * A write of a worker (claim, heartbeat, start, finish): on SQLite through the group commit
+     * (several writes in one transaction, one disk flush, and no connection of this process waiting
+     * on SQLite's file lock behind the others: a heartbeat that lost that race for longer than a
+     * lease would let the worker's own rows be claimed again), elsewhere in a transaction of its own.
      */
     private <T> T write(String what, SqlWork<T> work) {
         return groupCommit != null ? groupCommit.submit(what, work) : transactions.tx(what, work);

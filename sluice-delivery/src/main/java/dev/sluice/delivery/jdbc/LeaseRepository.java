@@ -125,6 +125,80 @@ final class LeaseRepository {
         };
     }
 
+    /**
+     * {@link #startAttempt} for a batch of claims at one {@code nowMicros}, with the same outcome
+     * as taking them one by one in order: the ledger marks in one JDBC batch, then per destination
+     * the tokens in one batch ({@link DestinationBucket#grant}); the first claims get the tokens,
+     * the rest are rescheduled to the next token.
+     *
+     * @return one answer per claim, in order
+     */
+    List<AttemptStart> startAttempts(Connection c, List<Claim> claims, long nowMicros) throws SQLException {
+        AttemptStart[] out = new AttemptStart[claims.size()];
+        int[] marked;
+        try (PreparedStatement ps = c.prepareStatement("UPDATE " + t.ledger() + " SET sending = 1,"
+                + " updated_micros = ? WHERE id = ? AND lease_token = ? AND state = 'in_flight'")) {
+            for (Claim claim : claims) {
+                ps.setLong(1, nowMicros);
+                ps.setLong(2, claim.ledgerId());
+                ps.setString(3, claim.leaseToken());
+                ps.addBatch();
+            }
+            marked = ps.executeBatch();
+        }
+        java.util.Map<String, List<Integer>> byDestination = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < out.length; i++) {
+            if (marked[i] == 0) {
+                out[i] = state(c, claims.get(i).ledgerId()) == LedgerState.DELIVERED ? new AttemptStart.Suppressed()
+                        : new AttemptStart.LeaseLost();
+            } else {
+                byDestination.computeIfAbsent(claims.get(i).destination().name(), k -> new ArrayList<>()).add(i);
+            }
+        }
+        List<Claim> disabled = new ArrayList<>();
+        List<Claim> later = new ArrayList<>();
+        List<Long> laterEligible = new ArrayList<>();
+        for (var e : byDestination.entrySet()) {
+            List<Integer> idx = e.getValue();
+            DestinationBucket.Grant g = destinations.grant(c, e.getKey(), idx.size(), nowMicros);
+            for (int j = 0; j < idx.size(); j++) {
+                int i = idx.get(j);
+                if (g.disabled()) {
+                    out[i] = new AttemptStart.DestinationDisabled();
+                    disabled.add(claims.get(i));
+                } else if (j < g.granted()) {
+                    out[i] = new AttemptStart.Proceed();
+                } else {
+                    long eligible = nowMicros + g.waitMicros();
+                    out[i] = new AttemptStart.NoToken(Duration.ofNanos(g.waitMicros() * 1_000), Micros.toInstant(eligible));
+                    later.add(claims.get(i));
+                    laterEligible.add(eligible);
+                }
+            }
+        }
+        if (!disabled.isEmpty()) {
+            try (PreparedStatement ps = c.prepareStatement("UPDATE " + t.ledger() + " SET sending = 0"
+                    + " WHERE id = ? AND lease_token = ?")) {
+                for (Claim claim : disabled) {
+                    ps.setLong(1, claim.ledgerId());
+                    ps.setString(2, claim.leaseToken());
+                    ps.addBatch();
+                }
+                ps.executeBatch();
+            }
+        }
+        if (!later.isEmpty()) {
+            try (PreparedStatement ps = c.prepareStatement(rescheduleSql())) {
+                for (int k = 0; k < later.size(); k++) {
+                    bindReschedule(ps, later.get(k), laterEligible.get(k), nowMicros);
+                    ps.addBatch();
+                }
+                ps.executeBatch();
+            }
+        }
+        return List.of(out);
+    }
+
     private LedgerState state(Connection c, long ledgerId) throws SQLException {
         try (PreparedStatement q = c.prepareStatement("SELECT state FROM " + t.ledger() + " WHERE id = ?")) {
             q.setLong(1, ledgerId);
@@ -135,16 +209,25 @@ final class LeaseRepository {
     }
 
     private void reschedule(Connection c, Claim claim, long eligibleMicros, long nowMicros) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("UPDATE " + t.ledger() + " SET state = 'pending',"
-                + " eligible_micros = ?, visible_micros = ?, lease_owner = NULL, lease_token = NULL,"
-                + " lease_expires_micros = NULL, sending = 0, updated_micros = ? WHERE id = ? AND lease_token = ?")) {
-            ps.setLong(1, eligibleMicros);
-            ps.setLong(2, eligibleMicros);
-            ps.setLong(3, nowMicros);
-            ps.setLong(4, claim.ledgerId());
-            ps.setString(5, claim.leaseToken());
+        try (PreparedStatement ps = c.prepareStatement(rescheduleSql())) {
+            bindReschedule(ps, claim, eligibleMicros, nowMicros);
             ps.executeUpdate();
         }
+    }
+
+    private String rescheduleSql() {
+        return "UPDATE " + t.ledger() + " SET state = 'pending',"
+                + " eligible_micros = ?, visible_micros = ?, lease_owner = NULL, lease_token = NULL,"
+                + " lease_expires_micros = NULL, sending = 0, updated_micros = ? WHERE id = ? AND lease_token = ?";
+    }
+
+    private static void bindReschedule(PreparedStatement ps, Claim claim, long eligibleMicros, long nowMicros)
+            throws SQLException {
+        ps.setLong(1, eligibleMicros);
+        ps.setLong(2, eligibleMicros);
+        ps.setLong(3, nowMicros);
+        ps.setLong(4, claim.ledgerId());
+        ps.setString(5, claim.leaseToken());
     }
 
     /**

@@ -76,6 +76,18 @@ public interface DeliveryStore extends AutoCloseable {
     AttemptStart startAttempt(Claim claim, Instant now);
 
     /**
+     * {@link #startAttempt} for claims taken at one {@code now}, with the same answers as calling
+     * it for each claim in order, in one transaction where the store can (the JDBC store marks the
+     * rows in one batch and takes each destination's tokens in one batch). The default calls
+     * {@link #startAttempt} once per claim.
+     *
+     * @return one answer per claim, in the claims' order
+     */
+    default List<AttemptStart> startAttempts(List<Claim> claims, Instant now) {
+        return claims.stream().map(c -> startAttempt(c, now)).toList();
+    }
+
+    /**
      * Records the outcome of a claim and the next scheduling in one transaction, and releases the
      * claim (SPEC §6.4). Fenced by the claim's lease token, except {@link Completion.Delivered},
      * which is recorded unless the row is delivered already.

@@ -131,7 +131,8 @@ class CrashTest {
 
             assertThat(status.count(LedgerState.DELIVERED) + status.count(LedgerState.DEAD))
                     .as("every event delivered or dead-lettered").isEqualTo(EVENTS);
-            assertThat(report.unexplainedDuplicates).as("duplicates after a 2xx with no kill in between").isEmpty();
+            assertThat(report.unexplainedDuplicates).as("duplicates after a 2xx with no kill in between; worker log:%n%s",
+                    tail(log)).isEmpty();
             assertThat(receiver.undercuts()).as("Retry-After undercut").isEmpty();
             assertThat(report.mismatches).as("ledger disagrees with the receiver").isEmpty();
         }

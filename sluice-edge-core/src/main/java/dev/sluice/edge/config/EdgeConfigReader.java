@@ -56,7 +56,9 @@ public final class EdgeConfigReader {
             "key-id-secret", "rate-limit-fields"));
     private static final Set<String> LISTEN = new LinkedHashSet<>(List.of("host", "port", "idle-timeout",
             "max-header-count", "max-header-bytes", "max-request-line-bytes", "drain-bound-bytes", "transport",
-            "io-threads", "request-head-timeout", "body-idle-timeout", "max-connections-per-ip"));
+            "io-threads", "request-head-timeout", "body-idle-timeout", "max-connections-per-ip", "max-connections",
+            "min-body-rate", "min-body-rate-window", "write-timeout", "max-upstream-streams-per-connection",
+            "trusted-proxies"));
     private static final Set<String> ADMIN = new LinkedHashSet<>(List.of("host", "port"));
     private static final Set<String> UPSTREAM = new LinkedHashSet<>(List.of("url", "connect-timeout",
             "response-timeout", "pool-size"));
@@ -166,8 +168,39 @@ public final class EdgeConfigReader {
         Duration head = positive(node, "request-head-timeout", d.requestHeadTimeout(), problems);
         Duration bodyIdle = positive(node, "body-idle-timeout", d.bodyIdleTimeout(), problems);
         int perIp = (int) intField(node, "max-connections-per-ip", 0, 1_000_000, d.maxConnectionsPerIp(), problems);
+        int maxConnections = node.get("max-connections").filter(n -> !n.text().strip().equalsIgnoreCase("auto"))
+                .map(n -> (int) intField(node, "max-connections", 0, 1_000_000, d.maxConnections(), problems))
+                .orElse(d.maxConnections());
+        long minRate = intField(node, "min-body-rate", 0, 1L << 30, d.minBodyRateBytesPerSecond(), problems);
+        Duration rateWindow = positive(node, "min-body-rate-window", d.minBodyRateWindow(), problems);
+        Duration writeTimeout = positive(node, "write-timeout", d.writeTimeout(), problems);
+        int streams = (int) intField(node, "max-upstream-streams-per-connection", 1, 100_000,
+                d.maxUpstreamStreamsPerConnection(), problems);
+        TrustedProxies trusted = node.get("trusted-proxies").map(n -> readTrustedProxies(n, problems))
+                .orElse(d.trustedProxies());
         return new ListenConfig(host, port, idle, headerCount, headerBytes, lineBytes, drain, transport, threads, head,
-                bodyIdle, perIp);
+                bodyIdle, perIp, maxConnections, minRate, rateWindow, writeTimeout, streams, trusted);
+    }
+
+    /** {@code [10.0.0.0/8, "::1"]}: each entry an address or CIDR block, named at its line when it is not. */
+    private static TrustedProxies readTrustedProxies(ConfigNode node, ConfigProblems problems) {
+        if (!node.expectSequence(problems, "a list of addresses or CIDR blocks")) {
+            return TrustedProxies.NONE;
+        }
+        List<String> specs = new ArrayList<>();
+        for (ConfigNode e : node.elements()) {
+            Optional<String> text = e.asText(problems);
+            if (text.isEmpty()) {
+                continue;
+            }
+            try {
+                TrustedProxies.of(List.of(text.get()));
+                specs.add(text.get().strip());
+            } catch (IllegalArgumentException ex) {
+                problems.add(e, ex.getMessage());
+            }
+        }
+        return TrustedProxies.of(specs);
     }
 
     private static Duration positive(ConfigNode node, String field, Duration fallback, ConfigProblems problems) {

@@ -22,7 +22,7 @@ final class ProtectionConfigReader {
     static final Set<String> SECTIONS = Set.of("shedding", "idempotency", "escalation");
 
     private static final Set<String> SHEDDING = new LinkedHashSet<>(List.of("mode", "limit", "reserved-percent",
-            "retry-after", "adaptive"));
+            "retry-after", "adaptive", "fair-share-window"));
     private static final Set<String> ADAPTIVE = new LinkedHashSet<>(List.of("initial-limit", "min-limit", "max-limit"));
     private static final Set<String> IDEMPOTENCY = new LinkedHashSet<>(List.of("retention", "max-response-bytes",
             "lease", "store", "on-store-unavailable", "unavailable-retry-after"));
@@ -66,6 +66,8 @@ final class ProtectionConfigReader {
         int limit = (int) EdgeConfigReader.intField(node, "limit", 1, 1_000_000, d.limit(), problems);
         int reserved = (int) EdgeConfigReader.intField(node, "reserved-percent", 0, 100, d.reservedPercent(), problems);
         Duration retryAfter = atLeastASecond(node, "retry-after", problems).orElse(d.retryAfter());
+        Duration fairWindow = node.get("fair-share-window").flatMap(n -> n.text().strip().equalsIgnoreCase("off")
+                ? Optional.of(Duration.ZERO) : EdgeConfigReader.readDuration(n, problems)).orElse(d.fairShareWindow());
         int initial = d.initialLimit();
         int min = d.minLimit();
         int max = d.maxLimit();
@@ -82,7 +84,7 @@ final class ProtectionConfigReader {
             return Optional.empty();
         }
         try {
-            return Optional.of(new SheddingConfig(mode, limit, reserved, retryAfter, initial, min, max));
+            return Optional.of(new SheddingConfig(mode, limit, reserved, retryAfter, initial, min, max, fairWindow));
         } catch (IllegalArgumentException e) {
             problems.add(node, e.getMessage());
             return Optional.empty();

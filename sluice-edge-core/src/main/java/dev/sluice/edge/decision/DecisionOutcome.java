@@ -1,5 +1,7 @@
 package dev.sluice.edge.decision;
 
+import dev.sluice.limiter.headers.Rejection;
+
 /**
  * How the edge's decision on one request came out: the {@code outcome} label of the decision counter
  * (SPEC §3.13). A closed, small set, so the label's cardinality is bounded.
@@ -39,6 +41,20 @@ public enum DecisionOutcome {
 
     DecisionOutcome(String label) {
         this.label = label;
+    }
+
+    /**
+     * The outcome of a limiter rejection ({@link Rejection}, the owner of its status and problem):
+     * {@link #RATE_LIMITED}, {@link #QUOTA_EXHAUSTED}, {@link #COST_EXCEEDS_BURST}, or {@link #UNAVAILABLE} for
+     * the store's 503 (the shedder's 503s are {@link #SHED} and {@link #DEADLINE_EXCEEDED}, set by the shedder).
+     */
+    public static DecisionOutcome of(Rejection rejection) {
+        return switch (rejection) {
+            case RATE_LIMITED -> RATE_LIMITED;
+            case QUOTA_EXHAUSTED -> QUOTA_EXHAUSTED;
+            case COST_EXCEEDS_BURST -> COST_EXCEEDS_BURST;
+            case OVERLOADED -> UNAVAILABLE;
+        };
     }
 
     /** The metrics label value: {@code allowed}, {@code rate_limited}, ... */

@@ -13,6 +13,7 @@ import dev.sluice.limiter.CostExceedsBurst;
 import dev.sluice.limiter.Costs;
 import dev.sluice.limiter.Decision;
 import dev.sluice.limiter.Denied;
+import dev.sluice.limiter.headers.Rejection;
 import dev.sluice.limiter.Plan;
 import dev.sluice.limiter.Policy;
 import dev.sluice.limiter.PolicyState;
@@ -21,7 +22,6 @@ import dev.sluice.limiter.Unavailable;
 import dev.sluice.limiter.spi.LimiterStore;
 import dev.sluice.limiter.spi.StoreUnavailableException;
 import dev.sluice.time.TimeSource;
-import dev.sluice.wire.snapshot.Outcome;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -284,9 +284,8 @@ public final class EdgeDecider {
                     new DecisionRecord(route.id(), keyClass, DecisionOutcome.ALLOWED, route.dryRun()),
                     warnings(key, request.costs(), allowed.states(), soft), admissionListeners(key, allowed)));
             case Denied denied -> {
-                DecisionOutcome outcome = denied.outcome() == Outcome.QUOTA_EXHAUSTED
-                        ? DecisionOutcome.QUOTA_EXHAUSTED : DecisionOutcome.RATE_LIMITED;
-                DecisionRecord record = new DecisionRecord(route.id(), keyClass, outcome, route.dryRun());
+                DecisionRecord record = new DecisionRecord(route.id(), keyClass,
+                        DecisionOutcome.of(Rejection.of(denied)), route.dryRun());
                 List<Header> headers = fields(r, denied.plan(), denied.states());
                 yield CompletableFuture.completedFuture(route.dryRun()
                         ? new Verdict.Forward(request, headers, Optional.empty(), record, List.of(), List.of())
@@ -315,9 +314,8 @@ public final class EdgeDecider {
                     new DecisionRecord(route.id(), keyClass, DecisionOutcome.ALLOWED, route.dryRun()), List.of(),
                     admissionListeners(anon, allowed));
             case Denied denied -> {
-                DecisionOutcome outcome = denied.outcome() == Outcome.QUOTA_EXHAUSTED
-                        ? DecisionOutcome.QUOTA_EXHAUSTED : DecisionOutcome.RATE_LIMITED;
-                DecisionRecord record = new DecisionRecord(route.id(), keyClass, outcome, route.dryRun());
+                DecisionRecord record = new DecisionRecord(route.id(), keyClass,
+                        DecisionOutcome.of(Rejection.of(denied)), route.dryRun());
                 yield route.dryRun()
                         ? new Verdict.Forward(request, List.of(), Optional.empty(), record, List.of(), List.of())
                         : new Verdict.Answer(r.problems().anonymousDenied(anon.plan(), denied), record);

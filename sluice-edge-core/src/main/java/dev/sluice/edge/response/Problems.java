@@ -6,6 +6,7 @@ import dev.sluice.limiter.ConcurrencyPolicy;
 import dev.sluice.limiter.CostExceedsBurst;
 import dev.sluice.limiter.Costs;
 import dev.sluice.limiter.Denied;
+import dev.sluice.limiter.headers.Rejection;
 import dev.sluice.limiter.Plan;
 import dev.sluice.limiter.Policy;
 import dev.sluice.limiter.PolicyState;
@@ -14,7 +15,6 @@ import dev.sluice.limiter.QuotaUnit;
 import dev.sluice.limiter.quota.CalendarWindow;
 import dev.sluice.wire.problem.ProblemDetails;
 import dev.sluice.wire.retryafter.RetryAfter;
-import dev.sluice.wire.snapshot.Outcome;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -97,8 +97,7 @@ public final class Problems {
     public EdgeResponse denied(Denied denied, Costs costs) {
         Policy p = denied.policy();
         long retryAfter = denied.retryAfterSeconds();
-        boolean quota = denied.outcome() == Outcome.QUOTA_EXHAUSTED;
-        String code = quota ? "quota_exhausted" : "rate_limited";
+        Rejection rejection = Rejection.of(denied);
         String title;
         String detail;
         if (p instanceof QuotaPolicy q) {
@@ -120,9 +119,9 @@ public final class Problems {
         }
         List<String> violated = new ArrayList<>(denied.violated().size());
         denied.violated().forEach(v -> violated.add(v.name()));
-        ProblemDetails body = ProblemDetails.builder().type(type(code)).title(title).status(429).detail(detail)
+        ProblemDetails body = rejection.problem(type(rejection.code())).title(title).detail(detail)
                 .limit(p.name()).retryAfterSeconds(retryAfter).violatedPolicies(violated).build();
-        return problem(429, body, retryAfter);
+        return problem(rejection.status(), body, retryAfter);
     }
 
     /**
@@ -134,10 +133,10 @@ public final class Problems {
         String detail = "This request costs " + number(c.cost()) + " " + unitWord(p.unit()) + " but policy \""
                 + p.name() + "\" allows at most " + number(p.quota()) + " (" + planName(c.plan())
                 + " plan); split the request.";
-        ProblemDetails body = ProblemDetails.builder().type(type("cost_exceeds_burst"))
-                .title("Request costs more than the limit allows").status(400).detail(detail).limit(p.name())
-                .extension("cost", c.cost()).build();
-        return problem(400, body, 0);
+        Rejection r = Rejection.COST_EXCEEDS_BURST;
+        ProblemDetails body = r.problem(type(r.code())).detail(detail).limit(p.name()).extension("cost", c.cost())
+                .build();
+        return problem(r.status(), body, 0);
     }
 
     /**
@@ -152,9 +151,10 @@ public final class Problems {
                 wait = Math.max(wait, b.windowSeconds());
             }
         }
-        ProblemDetails body = ProblemDetails.builder().type(type("rate_limited")).title("Too many requests")
-                .status(429).detail("Too many requests from this address. Try again later.").build();
-        return problem(429, body, wait);
+        Rejection r = Rejection.RATE_LIMITED; // quota or burst: an anonymous caller is told no more than this
+        ProblemDetails body = r.problem(type(r.code())).detail("Too many requests from this address. Try again later.")
+                .build();
+        return problem(r.status(), body, wait);
     }
 
     /**
@@ -211,9 +211,9 @@ public final class Problems {
      */
     public EdgeResponse overloaded(Duration retryAfter, String detail) {
         long seconds = RetryAfter.delaySeconds(retryAfter);
-        ProblemDetails body = ProblemDetails.builder().type(type("overloaded")).title("Overloaded").status(503)
-                .detail(detail).retryAfterSeconds(seconds).build();
-        return problem(503, body, seconds);
+        Rejection r = Rejection.OVERLOADED;
+        ProblemDetails body = r.problem(type(r.code())).detail(detail).retryAfterSeconds(seconds).build();
+        return problem(r.status(), body, seconds);
     }
 
     /**

@@ -14,7 +14,9 @@ import dev.sluice.edge.route.Criticality;
 import dev.sluice.time.TimeSource;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
@@ -40,8 +42,20 @@ import java.util.function.Supplier;
  * {@code Request-Timeout} or the route's {@code timeout}) passed before it got here is dropped the same
  * way with outcome {@link DecisionOutcome#DEADLINE_EXCEEDED}.
  *
+ * <p><b>Per-key fair share.</b> The ceilings bound criticalities, not tenants: one key's CRITICAL
+ * calls could fill the whole CRITICAL share and shut every other tenant's CRITICAL route out. So the
+ * lower half of each ceiling is first come, first served, and the upper half is shared: once in-flight
+ * is at half the ceiling or more, a key already holding {@code ceil(ceiling / activeKeys)} requests is
+ * shed (outcome {@code shed}, the same 503). {@code activeKeys} counts the keys (anonymous callers: per
+ * address) with a request in flight or one seen within {@code fair-share-window} (5 s); a key alone may
+ * use its whole ceiling (a key that arrives later gets its share as the first key's requests end), two
+ * active keys each keep at least half of it. The per-key counts are checked
+ * before the shared count is reserved, so concurrent admissions of one key may pass its share by at most
+ * one per event loop.
+ *
  * <p>Thread-safe: the in-flight count is one atomic integer, reserved with compare-and-set so that
- * concurrent admissions never pass a ceiling.
+ * concurrent admissions never pass a ceiling; the per-key counts live in a concurrent map swept of
+ * idle keys every half window.
  */
 public final class CriticalityShedder implements EdgeStage {
 
@@ -50,6 +64,15 @@ public final class CriticalityShedder implements EdgeStage {
     private final Supplier<Problems> problems;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final Limit adaptive;
+    /** per key: requests in flight and when it was last seen; empty when the fair share is off */
+    private final ConcurrentHashMap<String, KeyShare> keys = new ConcurrentHashMap<>();
+    private final long fairWindowNanos;
+    private final AtomicLong nextSweepNanos = new AtomicLong();
+
+    private static final class KeyShare {
+        final AtomicInteger inFlight = new AtomicInteger();
+        volatile long lastSeenNanos;
+    }
 
     /**
      * @param problems the problem writer in force (it changes on reload)
@@ -62,6 +85,38 @@ public final class CriticalityShedder implements EdgeStage {
                 ? Gradient2Limit.newBuilder().initialLimit(config.initialLimit()).minLimit(config.minLimit())
                         .maxConcurrency(config.maxLimit()).build()
                 : null;
+        this.fairWindowNanos = config.fairShareWindow().toNanos();
+    }
+
+    /** The keys the fair share counts as active now (in flight, or seen within the window). */
+    public int activeKeys() {
+        return keys.size();
+    }
+
+    /** A key's fair share of {@code ceiling} among {@code activeKeys} (at least 1). */
+    static int fairShare(int ceiling, int activeKeys) {
+        return Math.max(1, (ceiling + activeKeys - 1) / Math.max(1, activeKeys));
+    }
+
+    private KeyShare keyShare(String key, long now) {
+        KeyShare s = keys.get(key);
+        if (s == null) {
+            KeyShare fresh = new KeyShare();
+            s = keys.putIfAbsent(key, fresh);
+            if (s == null) {
+                s = fresh;
+            }
+        }
+        s.lastSeenNanos = now;
+        long next = nextSweepNanos.get();
+        if (now - next >= 0 && nextSweepNanos.compareAndSet(next, now + fairWindowNanos / 2)) {
+            keys.forEach((k, v) -> {
+                if (v.inFlight.get() == 0 && now - v.lastSeenNanos > fairWindowNanos) {
+                    keys.remove(k, v);
+                }
+            });
+        }
+        return s;
     }
 
     /** The concurrency limit in force now. */
@@ -102,34 +157,52 @@ public final class CriticalityShedder implements EdgeStage {
                     "The request's deadline passed before the API could take it.");
         }
         int ceiling = ceiling(request.route().criticality(), limit(), config.reservedPercent());
+        KeyShare share = fairWindowNanos > 0 ? keyShare(request.caller().limiterKey(), now) : null;
         for (;;) {
             int cur = inFlight.get();
             if (cur >= ceiling) {
                 return answer(request, DecisionOutcome.SHED, "The API is short of capacity; "
                         + request.route().criticality().name() + " requests are shed first. Retry with backoff.");
             }
+            if (share != null && cur >= ceiling / 2) {
+                int fair = fairShare(ceiling, keys.size());
+                if (share.inFlight.get() >= fair) {
+                    return answer(request, DecisionOutcome.SHED, "The API is short of capacity and this key "
+                            + "holds its fair share of it (" + fair + " requests in flight). Retry with backoff.");
+                }
+            }
             if (inFlight.compareAndSet(cur, cur + 1)) {
                 break;
             }
+        }
+        if (share != null) {
+            share.inFlight.incrementAndGet();
         }
         int inFlightAtStart = inFlight.get();
         CompletionStage<Verdict> next;
         try {
             next = chain.proceed(request);
         } catch (RuntimeException e) {
-            inFlight.decrementAndGet();
+            release(share);
             throw e;
         }
         return next.handle((v, error) -> {
             if (error != null || !(v instanceof Verdict.Forward f)) {
-                inFlight.decrementAndGet(); // not forwarded: the slot was never used
+                release(share); // not forwarded: the slot was never used
                 if (error != null) {
                     throw error instanceof RuntimeException re ? re : new java.util.concurrent.CompletionException(error);
                 }
                 return v;
             }
-            return f.withListener(new Slot(now, inFlightAtStart));
+            return f.withListener(new Slot(now, inFlightAtStart, share));
         });
+    }
+
+    private void release(KeyShare share) {
+        inFlight.decrementAndGet();
+        if (share != null) {
+            share.inFlight.decrementAndGet();
+        }
     }
 
     private CompletionStage<Verdict> answer(EdgeRequest request, DecisionOutcome outcome, String detail) {
@@ -142,11 +215,13 @@ public final class CriticalityShedder implements EdgeStage {
     private final class Slot implements ExchangeListener {
         private final long startNanos;
         private final int inFlightAtStart;
+        private final KeyShare share;
         private boolean sampled;
 
-        Slot(long startNanos, int inFlightAtStart) {
+        Slot(long startNanos, int inFlightAtStart, KeyShare share) {
             this.startNanos = startNanos;
             this.inFlightAtStart = inFlightAtStart;
+            this.share = share;
         }
 
         @Override
@@ -160,7 +235,7 @@ public final class CriticalityShedder implements EdgeStage {
 
         @Override
         public void onEnd(boolean completed) {
-            inFlight.decrementAndGet();
+            release(share);
             if (adaptive != null && !sampled) {
                 // no answer (timeout, unreachable, client gone): sampled with all the time it took, so an
                 // upstream timing out reads as a slow one and lowers the limit

@@ -13,6 +13,7 @@ import java.util.Objects;
  *   reserved-percent: 20    # share of the limit only CRITICAL_PLUS / CRITICAL may use
  *   retry-after: 1s         # Retry-After of a shed 503
  *   adaptive: { initial-limit: 20, min-limit: 4, max-limit: 64 }   # Gradient2 (Netflix concurrency-limits)
+ *   fair-share-window: 5s   # keys seen this recently share the upper half of each ceiling fairly (off: no)
  * }</pre>
  *
  * @param mode how the concurrency limit is set
@@ -22,9 +23,11 @@ import java.util.Objects;
  * @param initialLimit adaptive: the limit before any sample
  * @param minLimit adaptive: the lowest limit
  * @param maxLimit adaptive: the highest limit
+ * @param fairShareWindow how long a key counts as active after its last request, for the per-key fair share
+ *     ({@link CriticalityShedder}); {@link Duration#ZERO}: no per-key share
  */
 public record SheddingConfig(Mode mode, int limit, int reservedPercent, Duration retryAfter, int initialLimit,
-        int minLimit, int maxLimit) {
+        int minLimit, int maxLimit, Duration fairShareWindow) {
 
     /** How the concurrency limit is set. */
     public enum Mode {
@@ -39,10 +42,16 @@ public record SheddingConfig(Mode mode, int limit, int reservedPercent, Duration
     /** The default reserved share for CRITICAL* (SPEC §3.9). */
     public static final int DEFAULT_RESERVED_PERCENT = 20;
     public static final Duration DEFAULT_RETRY_AFTER = Duration.ofSeconds(1);
+    /** The default {@link #fairShareWindow()}: 5 s. */
+    public static final Duration DEFAULT_FAIR_SHARE_WINDOW = Duration.ofSeconds(5);
 
     public SheddingConfig {
         Objects.requireNonNull(mode, "mode");
         Objects.requireNonNull(retryAfter, "retryAfter");
+        Objects.requireNonNull(fairShareWindow, "fairShareWindow");
+        if (fairShareWindow.isNegative()) {
+            throw new IllegalArgumentException("fair-share-window: must be >= 0, was " + fairShareWindow);
+        }
         if (limit < 1) {
             throw new IllegalArgumentException("limit: must be >= 1, was " + limit);
         }
@@ -56,6 +65,17 @@ public record SheddingConfig(Mode mode, int limit, int reservedPercent, Duration
             throw new IllegalArgumentException("adaptive: need 1 <= min-limit <= initial-limit <= max-limit, was "
                     + minLimit + " / " + initialLimit + " / " + maxLimit);
         }
+    }
+
+    /** A configuration with the default {@link #fairShareWindow()}. */
+    public SheddingConfig(Mode mode, int limit, int reservedPercent, Duration retryAfter, int initialLimit,
+            int minLimit, int maxLimit) {
+        this(mode, limit, reservedPercent, retryAfter, initialLimit, minLimit, maxLimit, DEFAULT_FAIR_SHARE_WINDOW);
+    }
+
+    /** This configuration with another {@link #fairShareWindow()} ({@link Duration#ZERO}: off). */
+    public SheddingConfig withFairShareWindow(Duration window) {
+        return new SheddingConfig(mode, limit, reservedPercent, retryAfter, initialLimit, minLimit, maxLimit, window);
     }
 
     /** The defaults for an upstream pool of {@code poolSize} connections: a static limit of that size. */

@@ -5,7 +5,9 @@ import dev.sluice.edge.decision.Deadlines;
 import dev.sluice.edge.decision.ExchangeListener;
 import dev.sluice.edge.decision.RequestHead;
 import dev.sluice.edge.decision.Verdict;
+import dev.sluice.edge.config.ListenConfig;
 import dev.sluice.edge.response.EdgeResponse;
+import dev.sluice.edge.route.RequestPaths;
 import dev.sluice.edge.response.Header;
 import dev.sluice.edge.response.Problems;
 import io.netty.channel.Channel;
@@ -91,15 +93,21 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
     private boolean drainingBacklog;
     private ScheduledFuture<?> lingerTimer;
     private final ChannelFutureListener lingeringClose = this::lingeringClose;
+    /** HTTP/2: the connection's bound on streams holding upstream connections; null on HTTP/1.1 */
+    private final UpstreamStreamGate gate;
+    /** runs while the client takes no response bytes (its channel unwritable): {@code write-timeout} */
+    private ScheduledFuture<?> writeTimer;
 
     /**
      * @param stream true for an HTTP/2 stream channel, false for an HTTP/1.1 connection
      * @param headDeadline the HTTP/1.1 connection's head deadline (before its codec), or null
+     * @param gate the HTTP/2 connection's gate of streams holding upstream connections, or null
      */
-    EdgeHandler(EdgeContext edge, boolean stream, RequestHeadDeadline headDeadline) {
+    EdgeHandler(EdgeContext edge, boolean stream, RequestHeadDeadline headDeadline, UpstreamStreamGate gate) {
         this.edge = edge;
         this.stream = stream;
         this.headDeadline = headDeadline;
+        this.gate = gate;
     }
 
     @Override
@@ -178,13 +186,24 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
                     "too_many_headers");
             return;
         }
+        if (!stream && request.protocolVersion().majorVersion() != 1) {
+            // RFC 9110 §15.6.6: HTTP/9.9 (or 2.0 in an HTTP/1 request line) is not a version the edge speaks
+            refuseBeforeDecision(505, "http_version_not_supported", "HTTP version not supported",
+                    "The edge speaks HTTP/1.0, HTTP/1.1 and HTTP/2, not " + request.protocolVersion().text() + ".",
+                    "http_version");
+            return;
+        }
+        String path = normalPath(request, bundled);
+        if (path == null) {
+            return;
+        }
         if (!stream && !framingAndHostAccepted(request)) {
             return;
         }
         long announced = announcedLength(request);
         boolean bodyExpected = stream ? !(request instanceof FullHttpRequest) : announced != 0;
         long receivedNanos = edge.time().nanoTime();
-        RequestHead head = new RequestHead(request.method().name(), HttpMessages.path(request.uri()),
+        RequestHead head = new RequestHead(request.method().name(), path,
                 request.headers().getAll(HttpHeaderNames.AUTHORIZATION),
                 request.headers().getAll(HttpHeaderNames.CONTENT_LENGTH), bodyExpected, clientAddress(),
                 request.headers().getAll(IDEMPOTENCY_KEY), request.headers().getAll(REQUEST_TIMEOUT), receivedNanos,
@@ -222,7 +241,7 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
         }
         if (content.decoderResult().isFailure()) {
             content.release();
-            ctx.close(); // a broken body (bad chunk): nothing more can be read reliably
+            brokenBody(ex);
             return;
         }
         boolean last = content instanceof LastHttpContent;
@@ -263,6 +282,33 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
             }
         }
         updateRead();
+    }
+
+    /**
+     * The path the request is routed, costed and forwarded on ({@link RequestPaths}): the request's target is
+     * rewritten to it (query untouched) so the upstream resolves what the edge decided on. A target with a
+     * control byte, an encoded {@code /} or {@code \}, or a broken escape is refused with 400; returns null
+     * then.
+     */
+    private String normalPath(HttpRequest request, LastHttpContent bundled) {
+        String uri = request.uri();
+        String raw = HttpMessages.path(uri);
+        RequestPaths.Result r = RequestPaths.hasControl(uri)
+                ? new RequestPaths.Refused("The request target holds a control character.")
+                : RequestPaths.normalize(raw);
+        if (r instanceof RequestPaths.Refused refused) {
+            if (bundled != null) {
+                bundled.release();
+            }
+            refuseBeforeDecision(400, "bad_request", "Bad request", refused.detail(), "bad_target");
+            return null;
+        }
+        String path = ((RequestPaths.Normal) r).path();
+        if (!path.equals(raw)) {
+            String query = HttpMessages.query(uri);
+            request.setUri(query.isEmpty() && uri.indexOf('?') < 0 ? path : path + "?" + query);
+        }
+        return path;
     }
 
     /**
@@ -319,6 +365,37 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
             }
         }
         return true;
+    }
+
+    /**
+     * A body the decoder cannot read (a broken chunk, RFC 9112 §7.1): nothing more can be read reliably, so the
+     * exchange ends and, when nothing was answered yet, the client gets 400 (with the key's fields once decided)
+     * and the connection closes after a linger; an answer already on its way can only be cut. The upstream
+     * connection, holding half a request, is discarded; a decision or a pooled connection still coming finds
+     * the exchange over.
+     */
+    private void brokenBody(Exchange ex) {
+        if (stream || ex.responseWritten || ex.responseStarted || closing) {
+            ctx.close();
+            return;
+        }
+        ex.cancelTimer();
+        ex.releaseUpstream(false);
+        ex.state = State.DONE;
+        ex.releasePending();
+        ex.end(false);
+        ex.clientGone = true;
+        ex.responseWritten = true;
+        edge.metrics().rejectedBeforeDecision("malformed_body");
+        List<Header> fields = ex.forward == null ? List.of() : ex.forward.responseHeaders();
+        FullHttpResponse resp = HttpMessages.toNetty(problems().plain(400, "bad_request", "Bad request",
+                "The request body is not valid chunked encoding (RFC 9112 §7.1).").withHeaders(fields),
+                edge.dates().now());
+        HttpUtil.setKeepAlive(resp, false);
+        closing = true;
+        releaseBacklog();
+        ctx.writeAndFlush(resp).addListener(lingeringClose);
+        updateRead();
     }
 
     // ---- the decision --------------------------------------------------------------------------
@@ -405,15 +482,23 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
     private void endResponse(Exchange ex, Object msg, boolean headIncluded) {
         boolean bodyInFlight = !ex.requestComplete;
         if (stream) {
+            ChannelFuture written = ctx.writeAndFlush(msg);
             if (bodyInFlight) {
                 // reset only once the answer is written: a reset drops DATA still queued by flow control
-                ctx.writeAndFlush(msg).addListener(f -> resetStream(Http2Error.NO_ERROR));
-            } else {
-                ctx.writeAndFlush(msg);
+                written.addListener(f -> resetStream(Http2Error.NO_ERROR));
+            }
+            if (!written.isDone() && writeTimer == null) {
+                // the answer may wait for the client's flow-control window (a small answer leaves the stream
+                // channel writable, so no writability change tells): the stream has write-timeout to end
+                writeTimer = ctx.executor().schedule(() -> {
+                    writeTimer = null;
+                    closeUnread();
+                }, edge.listen().writeTimeout().toNanos(), TimeUnit.NANOSECONDS);
             }
             // keep reading: a stream closed with auto-read off never drains (and so never releases) the DATA
             // frames Netty queued for it; reading takes and releases them, then the stream channel closes
             updateRead();
+            watchWrites();
             return;
         }
         long remaining = ex.announced < 0 ? Long.MAX_VALUE : ex.announced - ex.bodyBytesSeen;
@@ -430,6 +515,7 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         ctx.writeAndFlush(msg);
+        watchWrites();
         finishIfComplete(ex);
         updateRead();
     }
@@ -497,6 +583,18 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
         if (ex.expectContinue && !ex.requestComplete) {
             ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
         }
+        if (gate != null && !gate.enter(ex.gateWaiter)) {
+            // as many streams of this connection as it may have hold upstream connections: wait for one, as
+            // long as a pooled connection may take
+            ex.gateTimer = ctx.executor().schedule(ex::gateTimedOut,
+                    edge.pool().config().connectTimeout().toNanos(), TimeUnit.NANOSECONDS);
+            return;
+        }
+        ex.gateHeld = gate != null;
+        acquireUpstream(ex);
+    }
+
+    private void acquireUpstream(Exchange ex) {
         Future<Channel> acquired = edge.pool().acquire(ctx.channel().eventLoop());
         acquired.addListener(f -> onAcquired(ex, acquired));
     }
@@ -522,7 +620,7 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
         ex.upstream = up;
         up.pipeline().get(UpstreamHandler.class).attach(ex);
         HttpRequest head = HttpMessages.upstreamRequest(ex.request, ex.head.bodyExpected(),
-                edge.pool().config().authority(), ex.head.clientAddress());
+                edge.pool().config().authority(), ex.head.clientAddress(), trustedPeer());
         ex.state = State.FORWARDING;
         up.write(head).addListener(ex.writeFailure);
         HttpContent c;
@@ -566,11 +664,52 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
         if (ex != null) {
             syncUpstreamRead(ex);
         }
+        watchWrites();
+        updateRead();
         ctx.fireChannelWritabilityChanged();
+    }
+
+    /**
+     * Starts the write timeout when the client's channel is unwritable, stops it when it is writable again.
+     * Called on writability changes and after writes: an HTTP/2 stream whose window was 0 from the start is
+     * unwritable without ever changing.
+     */
+    private void watchWrites() {
+        if (!ctx.channel().isWritable()) {
+            if (writeTimer == null && ctx.channel().isActive()) {
+                writeTimer = ctx.executor().schedule(this::writeTimedOut, edge.listen().writeTimeout().toNanos(),
+                        TimeUnit.NANOSECONDS);
+            }
+        } else if (writeTimer != null) {
+            writeTimer.cancel(false);
+            writeTimer = null;
+        }
+    }
+
+    /**
+     * The client took no response byte for {@code write-timeout} (its channel stayed unwritable): it is closed
+     * (HTTP/2: the stream is reset with CANCEL), which frees what it held (an upstream connection, a shedder
+     * slot), like a client that went away.
+     */
+    private void writeTimedOut() {
+        writeTimer = null;
+        if (!ctx.channel().isWritable()) {
+            closeUnread();
+        }
+    }
+
+    private void closeUnread() {
+        if (ctx.channel().isActive()) {
+            edge.metrics().connectionError("write_timeout");
+            LOG.debug("client took no response byte for {}; closing", edge.listen().writeTimeout());
+            closing = true;
+            ctx.close();
+        }
     }
 
     /** The upstream is read only while the client can take more (response backpressure). */
     private void syncUpstreamRead(Exchange ex) {
+        watchWrites();
         if (ex.upstream != null && !ex.upstreamReleased && !ex.detached && ex.deferredHead == null) {
             boolean read = ctx.channel().isWritable();
             if (ex.upstream.config().isAutoRead() != read) {
@@ -602,6 +741,10 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
         releaseBacklog();
         if (lingerTimer != null) {
             lingerTimer.cancel(false);
+        }
+        if (writeTimer != null) {
+            writeTimer.cancel(false);
+            writeTimer = null;
         }
         ctx.fireChannelInactive();
     }
@@ -651,6 +794,9 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
         if (!stream && ex != null && ex.requestComplete && !closing) {
             read = false; // pipelined requests wait in the socket, not in memory
         }
+        if (!stream && !closing && (ex == null || ex.state == State.DONE) && !ctx.channel().isWritable()) {
+            read = false; // a client that does not take its answers sends no more requests for now
+        }
         if (ctx.channel().config().isAutoRead() != read) {
             ctx.channel().config().setAutoRead(read);
         }
@@ -692,8 +838,32 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /** This exchange's turn at the HTTP/2 connection's gate came (it holds a place from now on). */
+    private void onGateOpened(Exchange ex) {
+        ex.gateHeld = true;
+        if (ex.gateTimer != null) {
+            ex.gateTimer.cancel(false);
+            ex.gateTimer = null;
+        }
+        if (ex != exchange || ex.clientGone || ex.state != State.CONNECTING) {
+            ex.leaveGate();
+            return;
+        }
+        acquireUpstream(ex);
+    }
+
     private Problems problems() {
         return edge.decider().rules().problems();
+    }
+
+    /** Whether the peer is one of {@code listen.trusted-proxies} (its forwarding fields are kept). */
+    private boolean trustedPeer() {
+        if (edge.listen().trustedProxies().isEmpty()) {
+            return false;
+        }
+        Channel ch = stream ? ctx.channel().parent() : ctx.channel();
+        return ch != null && ch.remoteAddress() instanceof InetSocketAddress inet
+                && edge.listen().trustedProxies().contains(inet.getAddress());
     }
 
     private String clientAddress() {
@@ -769,6 +939,16 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
         long deadlineNanos = Deadlines.NONE;
         Verdict.Replay replay;
         MessageDigest bodyDigest;
+        /** HTTP/2: waits for this connection's gate; then takes an upstream connection */
+        final Runnable gateWaiter = () -> onGateOpened(this);
+        /** HTTP/2: holds one of the connection's gate places */
+        boolean gateHeld;
+        /** HTTP/2: bounds the wait for the gate ({@code upstream.connect-timeout}) */
+        ScheduledFuture<?> gateTimer;
+        /** the min-body-rate check: bytes seen at the window's start; the window saw the upstream not reading */
+        ScheduledFuture<?> rateTimer;
+        long rateWindowStartBytes;
+        boolean upstreamBlockedInWindow;
         /** an upstream 503 head held until its refunded fields are read (a shared store), and its body */
         HttpResponse deferredHead;
         ArrayDeque<HttpContent> deferredContent;
@@ -927,9 +1107,42 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
 
         void startBodyTimer() {
             if (bodyTimer == null) {
-                bodyTimer = new StallTimer(ctx.executor(), edge.listen().bodyIdleTimeout(), this::bodyStalled);
+                bodyTimer = new StallTimer(ctx.executor(), edge.listen().bodyIdleTimeout(),
+                        () -> bodyStalled("The request body stalled: no byte arrived for "
+                                + describe(edge.listen().bodyIdleTimeout()) + "."));
             }
             bodyTimer.start();
+            if (edge.listen().minBodyRateBytesPerSecond() > 0 && rateTimer == null) {
+                rateWindowStartBytes = bodyBytesSeen;
+                upstreamBlockedInWindow = false;
+                rateTimer = ctx.executor().schedule(this::checkBodyRate, edge.listen().minBodyRateWindow().toNanos(),
+                        TimeUnit.NANOSECONDS);
+            }
+        }
+
+        /**
+         * {@code min-body-rate}: at the end of each window the body must have moved at least rate × window bytes,
+         * unless the upstream took no more at some point in it (then the window does not count). A byte now and
+         * then, which keeps the idle timer from firing, does not pass this.
+         */
+        void checkBodyRate() {
+            rateTimer = null;
+            if (state != State.FORWARDING || requestSent || clientGone || upstreamReleased) {
+                return;
+            }
+            ListenConfig l = edge.listen();
+            long window = l.minBodyRateWindow().toMillis();
+            long need = l.minBodyRateBytesPerSecond() * window / 1_000;
+            long moved = bodyBytesSeen - rateWindowStartBytes;
+            if (moved < need && !upstreamBlockedInWindow && upstream.isWritable()) {
+                bodyStalled("The request body arrived at " + moved * 1_000 / Math.max(1, window)
+                        + " bytes/s, below the " + l.minBodyRateBytesPerSecond() + " bytes/s the edge needs.");
+                return;
+            }
+            rateWindowStartBytes = bodyBytesSeen;
+            upstreamBlockedInWindow = !upstream.isWritable();
+            rateTimer = ctx.executor().schedule(this::checkBodyRate, l.minBodyRateWindow().toNanos(),
+                    TimeUnit.NANOSECONDS);
         }
 
         void bodyProgress() {
@@ -942,6 +1155,10 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
             if (bodyTimer != null) {
                 bodyTimer.stop();
             }
+            if (rateTimer != null) {
+                rateTimer.cancel(false);
+                rateTimer = null;
+            }
         }
 
         /**
@@ -950,7 +1167,7 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
          * was not, because the upstream took no more, the upstream stalled: 504. The upstream connection,
          * which holds half a request, is discarded either way.
          */
-        void bodyStalled() {
+        void bodyStalled(String detail) {
             if (state != State.FORWARDING || requestSent || clientGone || upstreamReleased) {
                 return;
             }
@@ -974,14 +1191,39 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
             }
             keepAlive = false; // RFC 9110 §15.5.9: the server closes after a 408
             responseWritten = true;
-            EdgeResponse r = problems().plain(408, "request_timeout", "Request timeout",
-                    "The request body stalled: no byte arrived for " + describe(edge.listen().bodyIdleTimeout())
-                            + ".");
+            EdgeResponse r = problems().plain(408, "request_timeout", "Request timeout", detail);
             endResponse(this, HttpMessages.toNetty(r.withHeaders(forward.responseHeaders()), edge.dates().now()),
                     true);
         }
 
+        /** Gives the HTTP/2 connection's gate place back (or stops waiting for one). */
+        void leaveGate() {
+            if (gateTimer != null) {
+                gateTimer.cancel(false);
+                gateTimer = null;
+            }
+            if (gate == null) {
+                return;
+            }
+            if (gateHeld) {
+                gateHeld = false;
+                gate.leave();
+            } else {
+                gate.cancel(gateWaiter);
+            }
+        }
+
+        /** Waited for the gate as long as for a pooled connection: 504, as the pool would. */
+        void gateTimedOut() {
+            gateTimer = null;
+            if (!gateHeld && state == State.CONNECTING) {
+                upstreamFailed(true, new TimeoutException("waited " + edge.pool().config().connectTimeout()
+                        + " for another stream of the connection to free an upstream connection"));
+            }
+        }
+
         void releaseUpstream(boolean reusable) {
+            leaveGate();
             if (upstream != null && !upstreamReleased) {
                 upstreamReleased = true;
                 UpstreamHandler h = upstream.pipeline().get(UpstreamHandler.class);
@@ -994,6 +1236,7 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
 
         /** Tells the stages' listeners the exchange is over, once. */
         void end(boolean completed) {
+            leaveGate();
             if (ended || forward == null) {
                 return;
             }
@@ -1142,6 +1385,9 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
 
         @Override
         public void onUpstreamWritabilityChanged() {
+            if (upstream != null && !upstream.isWritable()) {
+                upstreamBlockedInWindow = true;
+            }
             updateRead();
         }
 
@@ -1231,6 +1477,10 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
         if (ex != null) {
             ex.releasePending();
             ex.stopBodyTimer();
+            ex.leaveGate();
+        }
+        if (writeTimer != null) {
+            writeTimer.cancel(false);
         }
     }
 }

@@ -7,7 +7,9 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.socket.DuplexChannel;
+import io.netty.handler.codec.http2.DecoratingHttp2ConnectionEncoder;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2ConnectionDecoder;
 import io.netty.handler.codec.http2.Http2ConnectionEncoder;
@@ -16,6 +18,7 @@ import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2LifecycleManager;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2Stream;
 import java.util.Locale;
@@ -60,7 +63,11 @@ final class EdgeHttp2FrameCodec extends Http2FrameCodec {
 
     /** A server codec with {@code settings}, answering oversized header blocks with the edge's 431. */
     static Http2FrameCodec build(Http2Settings settings, EdgeContext edge, Http2FrameWatch watch) {
-        return new Builder(edge, watch).initialSettings(settings).validateHeaders(true).build();
+        // Netty's own limit on RST_STREAMs the server sends (against "MadeYouReset", CVE-2025-55163) counts the
+        // REFUSED_STREAMs it sends a client that opens more streams than SETTINGS_MAX_CONCURRENT_STREAMS, and
+        // would end with GOAWAY ENHANCE_YOUR_CALM a client that opened 1,000 at once: ClientCausedResets instead
+        return new Builder(edge, watch).initialSettings(settings).validateHeaders(true)
+                .encoderEnforceMaxRstFramesPerWindow(0, 0).build();
     }
 
     @Override
@@ -143,10 +150,66 @@ final class EdgeHttp2FrameCodec extends Http2FrameCodec {
         @Override
         protected Http2FrameCodec build(Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder,
                 Http2Settings initialSettings) {
-            EdgeHttp2FrameCodec codec = new EdgeHttp2FrameCodec(encoder, decoder, initialSettings,
+            ClientCausedResets limited = new ClientCausedResets(encoder, MAX_CLIENT_CAUSED_RESETS,
+                    TimeUnit.SECONDS.toNanos(RESET_WINDOW_SECONDS));
+            EdgeHttp2FrameCodec codec = new EdgeHttp2FrameCodec(limited, decoder, initialSettings,
                     decoupleCloseAndGoAway(), flushPreface(), edge, watch);
+            limited.lifecycleManager = codec;
             codec.gracefulShutdownTimeoutMillis(gracefulShutdownTimeoutMillis());
             return codec;
+        }
+    }
+
+    /** Netty's server default: 200 RST_STREAMs sent per 30 s. */
+    static final int MAX_CLIENT_CAUSED_RESETS = 200;
+    static final int RESET_WINDOW_SECONDS = 30;
+
+    /**
+     * Ends a connection (GOAWAY {@code ENHANCE_YOUR_CALM}) whose client made the edge send more than
+     * {@value #MAX_CLIENT_CAUSED_RESETS} RST_STREAMs for its errors within {@value #RESET_WINDOW_SECONDS} s (a
+     * "MadeYouReset" flood: frames that are stream errors). Not counted: the resets that are the edge's own
+     * choice, not a client's error: {@code NO_ERROR} (an answer sent, the body not wanted), {@code CANCEL},
+     * {@code INTERNAL_ERROR} (an upstream failed mid-answer) and {@code REFUSED_STREAM} (a stream over
+     * {@code SETTINGS_MAX_CONCURRENT_STREAMS}, refused unprocessed: RFC 9113 §5.1.2 lets the client retry it).
+     * Event-loop only.
+     */
+    static final class ClientCausedResets extends DecoratingHttp2ConnectionEncoder {
+        private final int max;
+        private final long windowNanos;
+        private long windowStartNanos;
+        private int inWindow;
+        Http2LifecycleManager lifecycleManager;
+
+        ClientCausedResets(Http2ConnectionEncoder delegate, int max, long windowNanos) {
+            super(delegate);
+            this.max = max;
+            this.windowNanos = windowNanos;
+        }
+
+        static boolean counted(long errorCode) {
+            return errorCode != Http2Error.NO_ERROR.code() && errorCode != Http2Error.CANCEL.code()
+                    && errorCode != Http2Error.INTERNAL_ERROR.code() && errorCode != Http2Error.REFUSED_STREAM.code();
+        }
+
+        @Override
+        public ChannelFuture writeRstStream(ChannelHandlerContext ctx, int streamId, long errorCode,
+                ChannelPromise promise) {
+            ChannelFuture f = super.writeRstStream(ctx, streamId, errorCode, promise);
+            if (!counted(errorCode)) {
+                return f;
+            }
+            long now = System.nanoTime();
+            if (inWindow == 0 || now - windowStartNanos >= windowNanos) {
+                windowStartNanos = now;
+                inWindow = 1;
+                return f;
+            }
+            if (++inWindow > max && lifecycleManager != null) {
+                lifecycleManager.onError(ctx, true, Http2Exception.connectionError(Http2Error.ENHANCE_YOUR_CALM,
+                        "more than %d RST_STREAM frames for client errors within %d s", max, RESET_WINDOW_SECONDS));
+                ctx.close();
+            }
+            return f;
         }
     }
 }

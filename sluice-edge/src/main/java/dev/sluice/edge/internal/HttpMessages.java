@@ -94,15 +94,29 @@ final class HttpMessages {
         return uri; // "*" (OPTIONS) passes as is
     }
 
+    /** The fields by which a proxy tells the next hop who the client was (RFC 7239 and the de-facto ones). */
+    private static final List<String> FORWARDING = List.of("forwarded", "x-forwarded-for", "x-forwarded-host",
+            "x-forwarded-proto", "x-forwarded-port", "x-real-ip");
+
     /**
      * The request head sent upstream: method and target as received, end-to-end fields copied,
-     * hop-by-hop fields removed (RFC 9110 §7.6.1), {@code Host} set to the upstream, the client added
-     * to {@code X-Forwarded-For}, and the body framed by {@code Content-Length} or chunked.
+     * hop-by-hop fields removed (RFC 9110 §7.6.1), {@code Host} set to the upstream, and the body framed by
+     * {@code Content-Length} or chunked. Forwarding fields: from a peer that is not a trusted proxy, the
+     * client's own {@code Forwarded}, {@code X-Forwarded-For/-Host/-Proto/-Port} and {@code X-Real-IP} are
+     * removed, and the edge writes {@code X-Forwarded-For} (the peer), {@code X-Forwarded-Host} (the request's
+     * {@code Host}) and {@code X-Forwarded-Proto: http}; from a trusted proxy they are kept, the peer appended
+     * to {@code X-Forwarded-For}, and the other two added only when absent.
      */
-    static HttpRequest upstreamRequest(HttpRequest in, boolean hasBody, String upstreamAuthority, String clientAddress) {
+    static HttpRequest upstreamRequest(HttpRequest in, boolean hasBody, String upstreamAuthority, String clientAddress,
+            boolean trustedPeer) {
         HttpHeaders h = new DefaultHttpHeaders();
         h.add(in.headers());
         String originalHost = h.get(HttpHeaderNames.HOST);
+        if (!trustedPeer) {
+            for (String name : FORWARDING) {
+                h.remove(name);
+            }
+        }
         stripHopByHop(h);
         h.remove(HttpHeaderNames.EXPECT); // the edge answered 100-continue itself after its decision
         h.set(HttpHeaderNames.HOST, upstreamAuthority);

@@ -76,7 +76,7 @@ final class ProtocolDetector extends ByteToMessageDecoder {
         RequestHeadDeadline deadline = new RequestHeadDeadline(edge.listen().requestHeadTimeout());
         p.addAfter(p.context(this).name(), "head-deadline", deadline);
         p.addAfter("head-deadline", "http1", new HttpServerCodec(decoder));
-        p.addAfter("http1", "edge", new EdgeHandler(edge, false, deadline));
+        p.addAfter("http1", "edge", new EdgeHandler(edge, false, deadline, null));
     }
 
     private void http2(ChannelPipeline p) {
@@ -87,11 +87,12 @@ final class ProtocolDetector extends ByteToMessageDecoder {
                 () -> edge.metrics().rejectedBeforeDecision("request_head_timeout"), settings.maxHeaderListSize());
         p.addAfter(p.context(this).name(), "h2-watch", watch);
         p.addAfter("h2-watch", "h2", EdgeHttp2FrameCodec.build(settings, edge, watch));
+        UpstreamStreamGate gate = new UpstreamStreamGate(edge.listen().maxUpstreamStreamsPerConnection());
         p.addAfter("h2", "h2-streams", new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
             @Override
             protected void initChannel(Http2StreamChannel ch) {
                 ch.pipeline().addLast(new Http2StreamFrameToHttpObjectCodec(true, true));
-                ch.pipeline().addLast(new EdgeHandler(edge, true, null));
+                ch.pipeline().addLast(new EdgeHandler(edge, true, null, gate));
             }
         }));
     }

@@ -32,7 +32,7 @@ class HttpMessagesTest {
                 .add("Keep-Alive", "timeout=5").add("Upgrade", "h2c").add("HTTP2-Settings", "AAA")
                 .add("Expect", "100-continue").add("x-http2-stream-id", "3").add("X-Forwarded-For", "203.0.113.9")
                 .add("Authorization", "Bearer sk");
-        HttpRequest out = HttpMessages.upstreamRequest(in, true, "127.0.0.1:8081", "192.0.2.7");
+        HttpRequest out = HttpMessages.upstreamRequest(in, true, "127.0.0.1:8081", "192.0.2.7", true);
         assertThat(out.uri()).isEqualTo("/v1/labels?x=1");
         assertThat(out.headers().get("Host")).isEqualTo("127.0.0.1:8081");
         assertThat(out.headers().get("X-Forwarded-Host")).isEqualTo("edge.example");

@@ -24,6 +24,7 @@ import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2ResetFrame;
+import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
 import io.netty.util.ReferenceCountUtil;
@@ -59,13 +60,18 @@ public final class H2Client implements AutoCloseable {
     private final Channel connection;
 
     public H2Client(int port) {
+        this(port, Http2Settings.defaultSettings());
+    }
+
+    /** A client announcing {@code settings} (e.g. {@code initialWindowSize(0)}: it takes no DATA). */
+    public H2Client(int port, Http2Settings settings) {
         connection = new Bootstrap().group(group).channel(NioSocketChannel.class)
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         // sends what it is asked to, even past the server's MAX_HEADER_LIST_SIZE (a hostile client)
                         ch.pipeline().addLast(Http2FrameCodecBuilder.forClient().encoderIgnoreMaxHeaderListSize(true)
-                                .build());
+                                .initialSettings(settings).build());
                         ch.pipeline().addLast(new Http2MultiplexHandler(new ChannelInboundHandlerAdapter()));
                         ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
                             @Override

@@ -51,7 +51,7 @@ public final class TestUpstream implements AutoCloseable {
     }
 
     private final HttpServer server;
-    private final ExecutorService executor = Executors.newFixedThreadPool(4);
+    private final ExecutorService executor;
     private final AtomicInteger count = new AtomicInteger();
     private final AtomicInteger connectionsSeen = new AtomicInteger();
     private final List<Seen> seen = new CopyOnWriteArrayList<>();
@@ -59,6 +59,16 @@ public final class TestUpstream implements AutoCloseable {
     private volatile Function<Seen, Reply> replies = s -> Reply.ok();
 
     public TestUpstream() {
+        this(Executors.newFixedThreadPool(4));
+    }
+
+    /** An upstream with a virtual thread per request: a request whose body never comes blocks no other. */
+    public static TestUpstream unbounded() {
+        return new TestUpstream(Executors.newVirtualThreadPerTaskExecutor());
+    }
+
+    private TestUpstream(ExecutorService executor) {
+        this.executor = executor;
         try {
             server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         } catch (IOException e) {

@@ -8,6 +8,7 @@ import dev.sluice.limiter.Costs;
 import dev.sluice.limiter.Decision;
 import dev.sluice.limiter.Denied;
 import dev.sluice.limiter.Plan;
+import dev.sluice.limiter.headers.Rejection;
 import dev.sluice.limiter.Policy;
 import dev.sluice.limiter.PolicyState;
 import dev.sluice.limiter.QuotaPolicy;
@@ -91,7 +92,7 @@ final class SimServer {
             if (now >= outageFrom[i] && now < outageTo[i]) {
                 ServerSettings.Outage o = settings.outages().get(i);
                 long ra = o.retryAfter() == null ? -1 : ceilSeconds(o.retryAfter().toNanos());
-                return reject(o.status(), ra, null, null, o.status() == 429 ? "rate_limited" : "overloaded", null);
+                return reject(o.status() == 429 ? Rejection.RATE_LIMITED : Rejection.OVERLOADED, ra, null, null, null);
             }
         }
         Allowed allowed = null;
@@ -99,15 +100,15 @@ final class SimServer {
             Decision d = store.decide(keys[client], plan, costs);
             switch (d) {
                 case Denied denied -> {
-                    return reject(429, denied.retryAfterSeconds(), plan, denied.states(),
-                            denied.outcome().wireName(), denied.policy().name());
+                    return reject(Rejection.of(denied), denied.retryAfterSeconds(), plan, denied.states(),
+                            denied.policy().name());
                 }
                 case CostExceedsBurst c -> {
-                    return reject(400, -1, plan, store.usage(keys[client], plan), "cost_exceeds_burst",
+                    return reject(Rejection.COST_EXCEEDS_BURST, -1, plan, store.usage(keys[client], plan),
                             c.policy().name());
                 }
                 case Unavailable u -> { // a shared store failing closed (SPEC §3.14); the in-memory one never does
-                    return reject(503, u.retryAfterSeconds(), plan, null, "overloaded", null);
+                    return reject(Rejection.OVERLOADED, u.retryAfterSeconds(), plan, null, null);
                 }
                 case Allowed a -> allowed = a;
             }
@@ -124,11 +125,10 @@ final class SimServer {
                 states = store.usage(keys[client], plan);
             }
             long ra = c.retryAfter() == null ? -1 : ceilSeconds(c.retryAfter().toNanos());
-            return reject(503, ra, plan, states, "overloaded", null);
+            return reject(Rejection.OVERLOADED, ra, plan, states, null);
         }
         inService++;
-        Answer.Response ok = wire.answer(200, -1, plan, allowed == null ? null : allowed.states(), null, null,
-                time.now());
+        Answer.Response ok = wire.answer(null, -1, plan, allowed == null ? null : allowed.states(), null, time.now());
         return new Verdict(ok, true, serviceNanos());
     }
 
@@ -137,9 +137,9 @@ final class SimServer {
         inService--;
     }
 
-    private Verdict reject(int status, long retryAfterSeconds, Plan plan, List<PolicyState> states, String code,
+    private Verdict reject(Rejection rejection, long retryAfterSeconds, Plan plan, List<PolicyState> states,
             String limit) {
-        return new Verdict(wire.answer(status, retryAfterSeconds, plan, states, code, limit, time.now()), false, 0);
+        return new Verdict(wire.answer(rejection, retryAfterSeconds, plan, states, limit, time.now()), false, 0);
     }
 
     private boolean takeCapacity(long now) {

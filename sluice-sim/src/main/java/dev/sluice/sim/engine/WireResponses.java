@@ -7,6 +7,8 @@ import dev.sluice.wire.http.ResponseView;
 import dev.sluice.wire.snapshot.RateLimitSnapshot;
 import java.time.Instant;
 import dev.sluice.limiter.Plan;
+import dev.sluice.limiter.headers.Rejection;
+import dev.sluice.wire.problem.ProblemDetails;
 import dev.sluice.limiter.PolicyState;
 import dev.sluice.limiter.headers.RateLimitFields;
 import java.util.Arrays;
@@ -34,19 +36,20 @@ final class WireResponses {
     private final Map<Key, Answer.Response> cache = new HashMap<>();
 
     /**
-     * The answer a client receives.
+     * The answer a client receives: 200, or the status and problem of {@code rejection}, as the edge writes them
+     * ({@link Rejection} owns that mapping for both).
      *
-     * @param status the HTTP status
+     * @param rejection why the request was refused, or {@code null} for a 200 without body
      * @param retryAfterSeconds the Retry-After delay-seconds, or -1 for none
      * @param plan the limiter plan whose fields the edge writes, or {@code null} for none
      * @param states the {@code RateLimit} members (plan order), or {@code null}
-     * @param problemCode the problem type's code ({@code rate_limited}), or {@code null} for no body
      * @param limit the policy that denied (problem {@code limit}), or {@code null}
      * @param wallNow the client's wall clock; part of the key only when the plan has a quota policy
      *     (a quota's reset instant depends on it)
      */
-    Answer.Response answer(int status, long retryAfterSeconds, Plan plan, List<PolicyState> states,
-            String problemCode, String limit, Instant wallNow) {
+    Answer.Response answer(Rejection rejection, long retryAfterSeconds, Plan plan, List<PolicyState> states,
+            String limit, Instant wallNow) {
+        int status = rejection == null ? 200 : rejection.status();
         boolean wallClockMatters = plan != null && plan.hasQuotaPolicy();
         int n = states == null ? 0 : states.size();
         long[] numbers = new long[3 + 2 * n];
@@ -57,7 +60,7 @@ final class WireResponses {
             numbers[3 + 2 * i] = states.get(i).remaining();
             numbers[4 + 2 * i] = states.get(i).resetSeconds();
         }
-        Key key = new Key(numbers, plan, problemCode, limit);
+        Key key = new Key(numbers, plan, rejection, limit);
         Answer.Response cached = cache.get(key);
         if (cached != null) {
             return cached;
@@ -74,11 +77,18 @@ final class WireResponses {
         }
         String body = null;
         String type = null;
-        if (problemCode != null) {
-            type = PROBLEM_BASE + problemCode;
-            h.add("Content-Type", "application/problem+json");
+        if (rejection != null) {
+            type = PROBLEM_BASE + rejection.code();
+            h.add("Content-Type", ProblemDetails.MEDIA_TYPE);
             h.add("Cache-Control", "no-store");
-            body = problemBody(type, status, problemCode, limit, retryAfterSeconds);
+            ProblemDetails.Builder problem = rejection.problem(type).detail("simulated");
+            if (limit != null) {
+                problem.limit(limit).violatedPolicies(List.of(limit));
+            }
+            if (retryAfterSeconds >= 0) {
+                problem.retryAfterSeconds(retryAfterSeconds);
+            }
+            body = problem.build().toJson();
         }
         RateLimitSnapshot snapshot = registry.read(new ResponseView(status, h.build(), body), wallNow);
         Answer.Response answer = new Answer.Response(snapshot, type);
@@ -90,7 +100,7 @@ final class WireResponses {
     }
 
     /** What makes two responses byte-identical: the numbers on the wire, the plan, the problem. */
-    private record Key(long[] numbers, Plan plan, String code, String limit) {
+    private record Key(long[] numbers, Plan plan, Rejection code, String limit) {
         @Override
         public boolean equals(Object o) {
             return o instanceof Key k && Arrays.equals(numbers, k.numbers) && Objects.equals(plan, k.plan)
@@ -101,19 +111,6 @@ final class WireResponses {
         public int hashCode() {
             return Arrays.hashCode(numbers) * 31 + Objects.hash(plan, code, limit);
         }
-    }
-
-    /** An RFC 9457 body with the SPEC §3.4 extensions; names are ASCII tokens, so no escaping is needed. */
-    private static String problemBody(String type, int status, String code, String limit, long retryAfterSeconds) {
-        StringBuilder b = new StringBuilder(160).append("{\"type\":\"").append(type).append("\",\"title\":\"")
-                .append(code).append("\",\"status\":").append(status).append(",\"detail\":\"simulated\"");
-        if (limit != null) {
-            b.append(",\"limit\":\"").append(limit).append("\",\"violated-policies\":[\"").append(limit).append("\"]");
-        }
-        if (retryAfterSeconds >= 0) {
-            b.append(",\"retry_after_s\":").append(retryAfterSeconds);
-        }
-        return b.append('}').toString();
     }
 
     int cachedResponses() {

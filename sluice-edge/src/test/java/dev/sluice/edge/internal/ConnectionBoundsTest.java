@@ -1,0 +1,48 @@
+package dev.sluice.edge.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.handler.codec.http2.Http2Error;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The per-connection pieces of issue 19's bounds, without a network. */
+class ConnectionBoundsTest {
+
+    @Test
+    void theGateLetsMaxStreamsHoldAndTheRestWaitInOrder() {
+        UpstreamStreamGate gate = new UpstreamStreamGate(2);
+        List<String> entered = new ArrayList<>();
+        Runnable third = () -> entered.add("third");
+        Runnable fourth = () -> entered.add("fourth");
+
+        assertThat(gate.enter(() -> { })).isTrue();
+        assertThat(gate.enter(() -> { })).isTrue();
+        assertThat(gate.enter(third)).isFalse();
+        assertThat(gate.enter(fourth)).isFalse();
+        assertThat(gate.waiting()).isEqualTo(2);
+
+        gate.leave(); // the place passes to the first waiter
+        assertThat(entered).containsExactly("third");
+        assertThat(gate.held()).isEqualTo(2);
+        gate.cancel(fourth); // its request ended while it waited
+        gate.leave();
+        gate.leave();
+        assertThat(entered).containsExactly("third");
+        assertThat(gate.held()).isZero();
+    }
+
+    @Test
+    void theEdgesOwnResetsAreNotCountedAsAClientsFlood() {
+        // RFC 9113 §5.1.2: a stream over SETTINGS_MAX_CONCURRENT_STREAMS is refused, unprocessed
+        assertThat(EdgeHttp2FrameCodec.ClientCausedResets.counted(Http2Error.REFUSED_STREAM.code())).isFalse();
+        assertThat(EdgeHttp2FrameCodec.ClientCausedResets.counted(Http2Error.NO_ERROR.code())).isFalse();
+        assertThat(EdgeHttp2FrameCodec.ClientCausedResets.counted(Http2Error.CANCEL.code())).isFalse();
+        assertThat(EdgeHttp2FrameCodec.ClientCausedResets.counted(Http2Error.INTERNAL_ERROR.code())).isFalse();
+        // what a client's bad frames make the edge send ("MadeYouReset")
+        assertThat(EdgeHttp2FrameCodec.ClientCausedResets.counted(Http2Error.PROTOCOL_ERROR.code())).isTrue();
+        assertThat(EdgeHttp2FrameCodec.ClientCausedResets.counted(Http2Error.STREAM_CLOSED.code())).isTrue();
+        assertThat(EdgeHttp2FrameCodec.ClientCausedResets.counted(Http2Error.FLOW_CONTROL_ERROR.code())).isTrue();
+    }
+}
