@@ -8,6 +8,14 @@ import dev.sluice.wire.snapshot.RateLimitSnapshot;
 public final class ClientErrorException extends SluiceException {
 
     public ClientErrorException(String message, int status, RateLimitSnapshot snapshot, int attempts) {
-        super(message, null, status, snapshot, attempts);
+        this(message, status, snapshot, attempts, null);
+    }
+
+    /**
+     * @param cause why Sluice stopped retrying, when a budget refused the retry (a
+     *     {@link RetryBudgetExhaustedException}); {@code null} otherwise
+     */
+    public ClientErrorException(String message, int status, RateLimitSnapshot snapshot, int attempts, Throwable cause) {
+        super(message, cause, status, snapshot, attempts);
     }
 }

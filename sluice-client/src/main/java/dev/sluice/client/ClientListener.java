@@ -66,6 +66,38 @@ public interface ClientListener {
     default void onTimeoutBelowP99(String host, Duration timeout, Duration p99) {
     }
 
+    // --- per call: what each event is about (SPEC §4.9). Called beside the per-host events above. ---
+
+    /** Attempt {@code attempt} of {@code call} is about to be sent. */
+    default void onAttemptStart(CallEvent call, int attempt) {
+    }
+
+    /**
+     * Attempt {@code attempt} of {@code call} was answered (or failed): {@code status} is the HTTP
+     * status, 0 when there was no response.
+     */
+    default void onAttemptEnd(CallEvent call, int attempt, AttemptOutcome outcome, int status) {
+    }
+
+    /**
+     * {@code call} will send attempt {@code nextAttempt} after {@code wait}, chosen for
+     * {@code reason} ({@link WaitReason#HINT} or {@link WaitReason#JITTER}); it may then wait in
+     * the queue too ({@link #onQueueWait(CallEvent, Duration)}).
+     */
+    default void onRetryScheduled(CallEvent call, int nextAttempt, Duration wait, WaitReason reason) {
+    }
+
+    /** {@code call} waited {@code waited} in the admission queue ({@link WaitReason#PACER}) before an attempt. */
+    default void onQueueWait(CallEvent call, Duration waited) {
+    }
+
+    /**
+     * {@code call} ended: with an answer ({@code error} {@code null}) or with {@code error};
+     * {@code attempts} sent, {@code waited} in all (retry waits and queue time).
+     */
+    default void onCallEnd(CallEvent call, int attempts, Duration waited, SluiceException error) {
+    }
+
     /** A listener that does nothing. */
     static ClientListener none() {
         return NoOp.INSTANCE;

@@ -15,7 +15,16 @@ public final class OverloadedException extends SluiceException {
 
     public OverloadedException(String message, Duration retryAfter, int status,
             RateLimitSnapshot snapshot, int attempts) {
-        super(message, null, status, snapshot, attempts);
+        this(message, retryAfter, status, snapshot, attempts, null);
+    }
+
+    /**
+     * @param cause why Sluice stopped retrying, when a budget refused the retry (a
+     *     {@link RetryBudgetExhaustedException}); {@code null} otherwise
+     */
+    public OverloadedException(String message, Duration retryAfter, int status,
+            RateLimitSnapshot snapshot, int attempts, Throwable cause) {
+        super(message, cause, status, snapshot, attempts);
         this.retryAfter = retryAfter;
     }
 

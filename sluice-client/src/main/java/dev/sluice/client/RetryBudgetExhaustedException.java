@@ -3,11 +3,16 @@ package dev.sluice.client;
 import dev.sluice.wire.snapshot.RateLimitSnapshot;
 
 /**
- * A retry was worth making but a budget refused it (SPEC §4.2, §4.4): either the client's retries
- * over the last minute already reached their share of requests (default 10 %), or the caller's
- * Idempotency-Key has used its total attempt cap across the caller's repeated calls (default 5).
- * The {@linkplain #getCause() cause} is the error the call would otherwise have returned, when there
- * was one.
+ * A budget refused an attempt (SPEC §4.2, §4.4): either the client's retries over the last minute
+ * already reached their share of requests (default 10 %), or the caller's Idempotency-Key has used
+ * its total attempt cap across the caller's repeated calls (default 5).
+ *
+ * <p>Thrown as such only when a call is refused before its first attempt (a key already at its
+ * cap). A retry the budget refuses after an answer ends the call with that answer's own typed error
+ * ({@link OverloadedException} for a 503, {@link RateLimitedException} for a 429, ...), and this
+ * exception is its {@linkplain Throwable#getCause() cause} (for a {@link TransportException}, whose
+ * cause is the I/O failure, it is {@linkplain Throwable#getSuppressed() suppressed}): the caller learns
+ * what the server said, and why the SDK stopped.
  */
 public final class RetryBudgetExhaustedException extends SluiceException {
 

@@ -10,6 +10,14 @@ import dev.sluice.wire.snapshot.RateLimitSnapshot;
 public final class ServerErrorException extends SluiceException {
 
     public ServerErrorException(String message, int status, RateLimitSnapshot snapshot, int attempts) {
-        super(message, null, status, snapshot, attempts);
+        this(message, status, snapshot, attempts, null);
+    }
+
+    /**
+     * @param cause why Sluice stopped retrying, when a budget refused the retry (a
+     *     {@link RetryBudgetExhaustedException}); {@code null} otherwise
+     */
+    public ServerErrorException(String message, int status, RateLimitSnapshot snapshot, int attempts, Throwable cause) {
+        super(message, cause, status, snapshot, attempts);
     }
 }

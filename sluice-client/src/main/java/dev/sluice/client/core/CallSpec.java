@@ -23,6 +23,8 @@ import java.util.Set;
  *     latency; {@code null} when unknown
  * @param retries false to make exactly one attempt: the call runs under a layer that already
  *     retries (SPEC §4.7), or the caller asked for no retries
+ * @param uri the request's URI, for listener events ({@code dev.sluice.client.CallEvent});
+ *     {@code null} when there is none (a simulator)
  */
 public record CallSpec(
         String method,
@@ -32,7 +34,8 @@ public record CallSpec(
         int priority,
         int cost,
         Duration attemptTimeout,
-        boolean retries) {
+        boolean retries,
+        java.net.URI uri) {
 
     /** RFC 9110 §9.2.2: methods whose repetition has the same intended effect as one request. */
     private static final Set<String> IDEMPOTENT = Set.of("GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE");
@@ -55,6 +58,12 @@ public record CallSpec(
         }
     }
 
+    /** A call with no URI (a simulator's, a test's). */
+    public CallSpec(String method, String host, String idempotencyKey, Duration deadline, int priority, int cost,
+            Duration attemptTimeout, boolean retries) {
+        this(method, host, idempotencyKey, deadline, priority, cost, attemptTimeout, retries, null);
+    }
+
     /** An interactive call of cost 1 with no deadline, no caller key, retries on. */
     public static CallSpec of(String method, String host) {
         return new CallSpec(method, host, null, null, Priority.INTERACTIVE, 1, null, true);
@@ -66,26 +75,30 @@ public record CallSpec(
     }
 
     public CallSpec withIdempotencyKey(String key) {
-        return new CallSpec(method, host, key, deadline, priority, cost, attemptTimeout, retries);
+        return new CallSpec(method, host, key, deadline, priority, cost, attemptTimeout, retries, uri);
     }
 
     public CallSpec withDeadline(Duration d) {
-        return new CallSpec(method, host, idempotencyKey, d, priority, cost, attemptTimeout, retries);
+        return new CallSpec(method, host, idempotencyKey, d, priority, cost, attemptTimeout, retries, uri);
     }
 
     public CallSpec withPriority(int p) {
-        return new CallSpec(method, host, idempotencyKey, deadline, p, cost, attemptTimeout, retries);
+        return new CallSpec(method, host, idempotencyKey, deadline, p, cost, attemptTimeout, retries, uri);
     }
 
     public CallSpec withCost(int c) {
-        return new CallSpec(method, host, idempotencyKey, deadline, priority, c, attemptTimeout, retries);
+        return new CallSpec(method, host, idempotencyKey, deadline, priority, c, attemptTimeout, retries, uri);
     }
 
     public CallSpec withAttemptTimeout(Duration t) {
-        return new CallSpec(method, host, idempotencyKey, deadline, priority, cost, t, retries);
+        return new CallSpec(method, host, idempotencyKey, deadline, priority, cost, t, retries, uri);
+    }
+
+    public CallSpec withUri(java.net.URI u) {
+        return new CallSpec(method, host, idempotencyKey, deadline, priority, cost, attemptTimeout, retries, u);
     }
 
     public CallSpec withRetries(boolean r) {
-        return new CallSpec(method, host, idempotencyKey, deadline, priority, cost, attemptTimeout, r);
+        return new CallSpec(method, host, idempotencyKey, deadline, priority, cost, attemptTimeout, r, uri);
     }
 }

@@ -33,4 +33,9 @@ public interface CoreCall<A> {
      * shared by every retry (R20); meaningful only when {@link #hasDeadline()}.
      */
     long deadlineNanos();
+
+    /** Time the call has waited so far: retry waits and time in the admission queue. */
+    default java.time.Duration waited() {
+        return java.time.Duration.ZERO;
+    }
 }

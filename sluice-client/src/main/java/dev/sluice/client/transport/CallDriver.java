@@ -145,7 +145,7 @@ public final class CallDriver implements AutoCloseable {
         String host = authority != null ? authority : String.valueOf(uri.getHost());
         boolean retries = options.retries() && !RetryScope.isActive();
         return new CallSpec(method, host, key, options.deadline(), options.priority(), options.cost(), attemptTimeout,
-                retries);
+                retries, uri);
     }
 
     /** The settings this driver's core runs with (its Idempotency-Key field name, among others). */

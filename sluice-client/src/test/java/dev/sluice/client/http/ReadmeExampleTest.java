@@ -3,11 +3,21 @@ package dev.sluice.client.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.client.CallOptions;
+import dev.sluice.client.ClientErrorException;
+import dev.sluice.client.CostExceedsBurstException;
+import dev.sluice.client.DeadlineExceededException;
+import dev.sluice.client.IdempotencyConflictException;
+import dev.sluice.client.LocallyThrottledException;
 import dev.sluice.client.OverloadedException;
 import dev.sluice.client.PacerConfig;
 import dev.sluice.client.QuotaExceededException;
 import dev.sluice.client.RateLimitedException;
+import dev.sluice.client.RetryBudgetExhaustedException;
+import dev.sluice.client.ServerErrorException;
+import dev.sluice.client.ShedException;
 import dev.sluice.client.SluiceHttpClient;
+import dev.sluice.client.SluiceResponse;
+import dev.sluice.client.TransportException;
 import dev.sluice.client.http.ReplayServer.Reply;
 import dev.sluice.time.TimeSource;
 import java.net.URI;
@@ -35,13 +45,35 @@ class ReadmeExampleTest {
                         .POST(HttpRequest.BodyPublishers.ofString("{\"shipment_id\":\"shp_4410\"}")).build();
                 label = client.send(req, HttpResponse.BodyHandlers.ofString(),
                         CallOptions.defaults().withDeadline(Duration.ofSeconds(10)));
+                if (label instanceof SluiceResponse<?> r) {
+                    System.out.println(r.attempts() + " attempts, waited " + r.waited());
+                }
             } catch (QuotaExceededException e) {
                 throw new AssertionError(e);
-            } catch (RateLimitedException | OverloadedException e) {
+            } catch (RateLimitedException e) {
+                throw new AssertionError(e);
+            } catch (OverloadedException e) {
+                throw new AssertionError(e);
+            } catch (LocallyThrottledException e) {
+                throw new AssertionError(e);
+            } catch (DeadlineExceededException e) {
+                throw new AssertionError(e);
+            } catch (ShedException e) {
+                throw new AssertionError(e);
+            } catch (TransportException e) {
+                throw new AssertionError(e);
+            } catch (IdempotencyConflictException e) {
+                throw new AssertionError(e);
+            } catch (CostExceedsBurstException e) {
+                throw new AssertionError(e);
+            } catch (ClientErrorException | ServerErrorException e) {
+                throw new AssertionError(e);
+            } catch (RetryBudgetExhaustedException e) {
                 throw new AssertionError(e);
             }
             // --- end ---
             assertThat(label.statusCode()).isEqualTo(201);
+            assertThat(((SluiceResponse<String>) label).attempts()).isEqualTo(1);
             assertThat(label.body()).contains("lbl_77120");
             assertThat(server.received.get(0).header("Idempotency-Key")).matches("[0-9a-f-]{36}");
             assertThat(server.received.get(0).header("Authorization")).isEqualTo("Bearer sk_test");

@@ -50,7 +50,7 @@ final class Settings {
             out.add(row("sdk budget", k.budgetEnabled() ? Numbers.format(k.budgetRatio() * 100) + " % over "
                     + d(k.budgetWindow()) + ", floor " + k.budgetMinRetries() : "off"));
             out.add(row("sdk throttle", k.throttleEnabled() ? "K = " + Numbers.format(k.throttleK()) + " over "
-                    + d(k.throttleWindow()) : "off"));
+                    + d(k.throttleWindow()) + (k.client().throttle().maxDropProbability() < 1 ? "" : ", safety valves off") : "off"));
             out.add(row("sdk pacer", (k.pacerPerSecond() > 0 ? Numbers.format(k.pacerPerSecond()) + "/s burst "
                     + Numbers.format(k.pacerBurst()) + " at " + Numbers.format(k.paceFraction() * 100) + " %"
                     : "nothing documented") + (k.followHeaders() ? ", follows headers" : "")

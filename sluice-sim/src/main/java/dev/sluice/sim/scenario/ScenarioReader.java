@@ -57,7 +57,7 @@ import java.util.Set;
  *     enabled: true                 # false: a plain HTTP client (one attempt, nothing else)
  *     retry: { max-attempts: 3, jitter: true, backoff-base: 500ms, backoff-cap: 20s, max-wait: 60s }
  *     budget: { enabled: true, ratio: 0.1, window: 60s, min-retries: 10 }
- *     throttle: { enabled: true, k: 2, window: 120s }
+ *     throttle: { enabled: true, k: 2, window: 120s, valves: true }
  *     pacer: { per-second: 0, burst: 0, pace-fraction: 0.9, follow-headers: true }
  *     admission: { max-queue: 100, max-concurrent: 64 }
  *     shared: false                 # one pacer bucket and one budget for the whole fleet (SPEC §4.8)
@@ -502,10 +502,15 @@ public final class ScenarioReader {
         RetryBudgetConfig budget = new RetryBudgetConfig(
                 bu.number("ratio", c.budget().ratio(), 0, 1000), atLeastASecond(bu, "window", c.budget().window()),
                 (int) bu.integer("min-retries", c.budget().minRetries(), 0, 1_000_000));
-        Section t = s.section("throttle", "throttle: enabled, k, window", Set.of("enabled", "k", "window"));
+        Section t = s.section("throttle", "throttle: enabled, k, window, valves",
+                Set.of("enabled", "k", "window", "valves"));
         ThrottleConfig throttle = new ThrottleConfig(
                 t.bool("enabled", c.throttle().enabled()), t.number("k", c.throttle().k(), 1, 1000),
                 atLeastASecond(t, "window", c.throttle().window()));
+        boolean baseValves = c.throttle().minRequestsPerSecond() > 0 || c.throttle().maxDropProbability() < 1;
+        if (!t.bool("valves", baseValves)) {
+            throttle = throttle.withoutSafetyValves(); // the bare SPEC §4.5 formula, as in its table
+        }
         Section p = s.section("pacer", "pacer: per-second, burst, pace-fraction, follow-headers",
                 Set.of("per-second", "burst", "pace-fraction", "follow-headers"));
         double perSecond = p.number("per-second", c.pacer().documentedPerSecond(), 0, 1e9);

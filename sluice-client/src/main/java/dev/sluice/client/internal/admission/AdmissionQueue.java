@@ -130,16 +130,7 @@ public final class AdmissionQueue<E> {
             count(ShedReason.EVICTED);
             evicted = victim.item;
         }
-        boolean expires = hasDeadline;
-        long expiry = deadlineNanos;
-        if (config.queueTimeout() != null) {
-            long byTimeout = nowNanos + config.queueTimeout().toNanos();
-            if (!expires || byTimeout - expiry < 0) {
-                expiry = byTimeout;
-            }
-            expires = true;
-        }
-        entries.add(new Entry<>(item, priority, order, nowNanos, expires, expiry));
+        entries.add(entry(item, priority, order, hasDeadline, deadlineNanos, nowNanos));
         return new Admission.Admitted<>(evicted);
     }
 
@@ -193,6 +184,31 @@ public final class AdmissionQueue<E> {
         }
         OptionalLong wakeAt = hasWake ? OptionalLong.of(nowNanos + Math.max(1, wake)) : OptionalLong.empty();
         return new Poll<>(started, expired, rejected, wakeAt);
+    }
+
+    /**
+     * Puts back an entry that {@link #poll} started but its owner could not start after all (a
+     * shared pacer store said to wait): its slot is freed and it takes its old place (same level,
+     * order, enqueue time and expiry), whatever the queue's size, since it held that place.
+     */
+    public void putBack(E item, int priority, long order, boolean hasDeadline, long deadlineNanos,
+            long enqueuedNanos) {
+        release();
+        entries.add(entry(item, priority, order, hasDeadline, deadlineNanos, enqueuedNanos));
+    }
+
+    /** An entry queued at {@code enqueuedNanos}: it expires at its deadline or its queue timeout, the earlier. */
+    private Entry<E> entry(E item, int priority, long order, boolean hasDeadline, long deadlineNanos, long enqueuedNanos) {
+        boolean expires = hasDeadline;
+        long expiry = deadlineNanos;
+        if (config.queueTimeout() != null) {
+            long byTimeout = enqueuedNanos + config.queueTimeout().toNanos();
+            if (!expires || byTimeout - expiry < 0) {
+                expiry = byTimeout;
+            }
+            expires = true;
+        }
+        return new Entry<>(item, priority, order, enqueuedNanos, expires, expiry);
     }
 
     /** A started entry finished (answer, failure or cancellation): frees its slot. */

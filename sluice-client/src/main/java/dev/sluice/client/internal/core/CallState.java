@@ -8,7 +8,11 @@ import dev.sluice.wire.snapshot.RateLimitSnapshot;
 /** The core's record of one logical call; mutated only under the core's lock. */
 final class CallState<A> implements CoreCall<A> {
 
-    enum Phase { QUEUED, WAITING_TO_RETRY, IN_FLIGHT, DONE }
+    /**
+     * RESERVED: a slot is held while a shared pacer store is asked for the call's tokens, off the
+     * core's lock; DECIDING: answered, while a shared retry budget is asked, off the lock.
+     */
+    enum Phase { QUEUED, RESERVED, WAITING_TO_RETRY, IN_FLIGHT, DECIDING, DONE }
 
     final long id;
     final CallSpec spec;
@@ -29,6 +33,15 @@ final class CallState<A> implements CoreCall<A> {
     boolean transportMayResend;
     /** Set by the pacer gate when it refuses the call. */
     SluiceException gateError;
+    /** Waiting since (opened, or last answered), and waited in all before its attempts. */
+    long idleSinceNanos;
+    long waitedNanos;
+    private dev.sluice.client.CallEvent event;
+    /** The tokens a reserved call asks the shared store for. */
+    double reservedTake;
+    /** A retry waiting for the shared budget's answer (DECIDING), and the wait chosen for it. */
+    dev.sluice.client.internal.retry.Classification.Retryable pendingRetry;
+    java.time.Duration pendingWait;
 
     CallState(long id, CallSpec spec, A attachment, String idempotencyKey, boolean hasDeadline,
             long deadlineNanos, int maxAttempts) {
@@ -74,6 +87,19 @@ final class CallState<A> implements CoreCall<A> {
     @Override
     public long deadlineNanos() {
         return deadlineNanos;
+    }
+
+    /** What listener events say about this call (built once). */
+    dev.sluice.client.CallEvent event() {
+        if (event == null) {
+            event = new dev.sluice.client.CallEvent(id, spec.method(), spec.uri(), spec.host(), idempotencyKey);
+        }
+        return event;
+    }
+
+    @Override
+    public java.time.Duration waited() {
+        return java.time.Duration.ofNanos(waitedNanos);
     }
 
     boolean safeToRepeat() {

@@ -1,6 +1,10 @@
 package dev.sluice.client.internal.core;
 
+import dev.sluice.client.AttemptOutcome;
+import dev.sluice.client.CallEvent;
 import dev.sluice.client.ClientListener;
+import dev.sluice.client.SluiceException;
+import dev.sluice.client.WaitReason;
 import dev.sluice.client.FallbackReason;
 import dev.sluice.client.RetryBudgetExhaustedException;
 import dev.sluice.client.ShedReason;
@@ -23,6 +27,7 @@ final class Counters implements ClientListener {
     final LongAdder attempts = new LongAdder();
     final LongAdder accepts = new LongAdder();
     final LongAdder retries = new LongAdder();
+    final LongAdder pacedRetries = new LongAdder();
     final LongAdder localDrops = new LongAdder();
     final LongAdder budgetExhaustions = new LongAdder();
     final LongAdder quotaErrors = new LongAdder();
@@ -50,7 +55,7 @@ final class Counters implements ClientListener {
         fallbacks.forEach((k, v) -> f.put(k, v.sum()));
         return new ClientStats(calls.sum(), attempts.sum(), accepts.sum(), retries.sum(), localDrops.sum(),
                 budgetExhaustions.sum(), quotaErrors.sum(), successes.sum(), errors.sum(), s, f,
-                transportResends.sum());
+                transportResends.sum(), pacedRetries.sum());
     }
 
     private void safely(Runnable r) {
@@ -59,6 +64,33 @@ final class Counters implements ClientListener {
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.DEBUG, "ClientListener threw; ignored", e);
         }
+    }
+
+    void onAttempt(CallEvent call, int attempt) {
+        onAttempt(call.host(), attempt);
+        safely(() -> user.onAttemptStart(call, attempt));
+    }
+
+    @Override
+    public void onQueueWait(CallEvent call, Duration waited) {
+        onQueueWait(call.host(), waited);
+        safely(() -> user.onQueueWait(call, waited));
+    }
+
+    @Override
+    public void onRetryScheduled(CallEvent call, int nextAttempt, Duration wait, WaitReason reason) {
+        onRetryScheduled(call.host(), nextAttempt, wait);
+        safely(() -> user.onRetryScheduled(call, nextAttempt, wait, reason));
+    }
+
+    @Override
+    public void onAttemptEnd(CallEvent call, int attempt, AttemptOutcome outcome, int status) {
+        safely(() -> user.onAttemptEnd(call, attempt, outcome, status));
+    }
+
+    @Override
+    public void onCallEnd(CallEvent call, int attempts, Duration waited, SluiceException error) {
+        safely(() -> user.onCallEnd(call, attempts, waited, error));
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.sluice.client.internal.core;
 
+import dev.sluice.client.AttemptOutcome;
 import dev.sluice.client.ClientConfig;
 import dev.sluice.client.CostExceedsBurstException;
 import dev.sluice.client.DeadlineExceededException;
@@ -12,6 +13,7 @@ import dev.sluice.client.ShedException;
 import dev.sluice.client.ShedReason;
 import dev.sluice.client.SluiceException;
 import dev.sluice.client.TransportException;
+import dev.sluice.client.WaitReason;
 import dev.sluice.client.core.Answer;
 import dev.sluice.client.core.CallSpec;
 import dev.sluice.client.core.ClientCore;
@@ -29,7 +31,9 @@ import dev.sluice.client.internal.retry.Classifier;
 import dev.sluice.client.internal.retry.InMemoryRetryBudget;
 import dev.sluice.client.internal.retry.RetryWait;
 import dev.sluice.client.internal.throttle.AdaptiveThrottle;
+import dev.sluice.client.internal.pacing.InMemoryTokenBucket;
 import dev.sluice.client.spi.RetryBudgetStore;
+import dev.sluice.client.spi.TokenBucketStore;
 import dev.sluice.time.TimeSource;
 import dev.sluice.wire.snapshot.Outcome;
 import dev.sluice.wire.snapshot.PolicySnapshot.PolicyKind;
@@ -62,6 +66,10 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
     private final RetryWait retryWait;
     private final AdaptiveThrottle throttle;
     private final RetryBudgetStore budget;
+    /** The user's shared bucket, asked off the lock; {@code null} for the in-memory one. */
+    private final TokenBucketStore sharedBucket;
+    /** The user's shared budget, asked off the lock; {@code null} for the in-memory one. */
+    private final OffLockStores.Budget sharedBudget;
     private final Pacer pacer;
     private final AdmissionQueue<CallState<A>> queue;
     private final AttemptLedger ledger;
@@ -81,9 +89,18 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
         this.classifier = new Classifier(config.retry().resetMargin());
         this.retryWait = new RetryWait(config.retry());
         this.throttle = new AdaptiveThrottle(config.throttle());
-        this.budget = env.budget() != null ? env.budget() : new InMemoryRetryBudget(config.budget());
-        this.pacer = new Pacer(config.pacer(), env.bucket() != null ? env.bucket() : Pacer.inMemoryStore(now),
-                config.retry().resetMargin(), now);
+        // a user-supplied store (Redis-shared, SPEC §4.8) may block: it is never called under the lock
+        // (OffLockStores); the in-memory ones are O(1) and stay inline, so a simulation stays deterministic
+        boolean userBucket = env.bucket() != null && !(env.bucket() instanceof InMemoryTokenBucket);
+        boolean userBudget = env.budget() != null && !(env.budget() instanceof InMemoryRetryBudget);
+        OffLockStores.SerialExecutor writes = userBucket || userBudget ? new OffLockStores.SerialExecutor() : null;
+        this.sharedBucket = userBucket ? env.bucket() : null;
+        this.sharedBudget = userBudget ? new OffLockStores.Budget(env.budget(), writes) : null;
+        this.budget = userBudget ? sharedBudget
+                : env.budget() != null ? env.budget() : new InMemoryRetryBudget(config.budget());
+        TokenBucketStore bucket = userBucket ? new OffLockStores.Bucket(env.bucket(), writes)
+                : env.bucket() != null ? env.bucket() : Pacer.inMemoryStore(now);
+        this.pacer = new Pacer(config.pacer(), bucket, config.retry().resetMargin(), now);
         this.queue = new AdmissionQueue<>(config.admission());
         this.ledger = new AttemptLedger(config.retry().maxAttemptsPerIdempotencyKey(), LEDGER_KEYS, LEDGER_TTL);
         this.retryTimers = new PriorityQueue<>((a, b) -> Long.signum(a.retryAtNanos - b.retryAtNanos));
@@ -101,32 +118,32 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
             if (key == null && !spec.idempotentMethod() && config.retry().mintIdempotencyKeys()) {
                 key = env.idempotencyKeys().get(); // once per logical call (R07b)
             }
-            if (key != null && ledger.left(key, now) == 0) {
-                counters.onBudgetExhausted(host, RetryBudgetExhaustedException.Scope.IDEMPOTENCY_KEY_ATTEMPTS);
-                throw countError(new RetryBudgetExhaustedException("Idempotency-Key " + key + " has used all "
-                        + ledger.cap() + " attempts it may make (SPEC §4.4)",
-                        RetryBudgetExhaustedException.Scope.IDEMPOTENCY_KEY_ATTEMPTS, null, 0, null, 0));
-            }
-            if (spec.cost() > pacer.capacity()) {
-                throw countError(new CostExceedsBurstException("cost " + spec.cost() + " exceeds the pacer's burst "
-                        + (long) pacer.capacity() + ": it can never be granted; split the call", 0, null, 0));
-            }
             boolean hasDeadline = spec.deadline() != null;
             long deadline = hasDeadline ? now + Math.min(spec.deadline().toNanos(), Long.MAX_VALUE / 4) : 0;
             int maxAttempts = spec.retries() ? config.retry().maxAttempts() : 1;
             CallState<A> call = new CallState<>(nextId++, spec, attachment, key, hasDeadline, deadline, maxAttempts);
+            call.idleSinceNanos = now;
+            if (key != null && ledger.left(key, now) == 0) {
+                counters.onBudgetExhausted(host, RetryBudgetExhaustedException.Scope.IDEMPOTENCY_KEY_ATTEMPTS);
+                throw refuse(call, new RetryBudgetExhaustedException("Idempotency-Key " + key + " has used all "
+                        + ledger.cap() + " attempts it may make (SPEC §4.4)",
+                        RetryBudgetExhaustedException.Scope.IDEMPOTENCY_KEY_ATTEMPTS, null, 0, null, 0));
+            }
+            if (spec.cost() > pacer.capacity()) {
+                throw refuse(call, new CostExceedsBurstException("cost " + spec.cost() + " exceeds the pacer's burst "
+                        + (long) pacer.capacity() + ": it can never be granted; split the call", 0, null, 0));
+            }
             // what the client knows for certain answers before the throttle's random drop: a spent
             // quota, a pause longer than the maximum wait, a token that comes after the deadline
             SluiceException refused = pacerRefusal(call, pacer.readyInNanos(spec.cost(), now), now,
                     ShedReason.DEADLINE_AT_SUBMIT);
             if (refused != null) {
-                call.phase = CallState.Phase.DONE;
-                throw countError(refused);
+                throw refuse(call, refused);
             }
             double p = throttle.tryDrop(now, env.random());
             if (p >= 0) {
                 counters.onLocalDrop(host, p);
-                throw countError(new LocallyThrottledException(String.format(
+                throw refuse(call, new LocallyThrottledException(String.format(
                         "dropped locally by adaptive throttling (p = %.3f, SPEC §4.5)", p), p, 0, null, 0));
             }
             SluiceException shed = enqueue(call, now);
@@ -142,51 +159,79 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
 
     @Override
     public Dispatch<A> poll() {
+        List<CallState<A>> reserved = new ArrayList<>(0);
+        Dispatch<A> d;
+        lock.lock();
+        try {
+            d = pollLocked(reserved);
+        } finally {
+            lock.unlock();
+        }
+        if (reserved.isEmpty()) {
+            return d;
+        }
+        // reserve, ask, commit: the shared bucket is asked off the lock (SPEC §4.8 stores may block)
+        long[] waits = new long[reserved.size()];
+        if (waits.length == 1) {
+            waits[0] = askSharedBucket(reserved.get(0));
+        } else {
+            // several calls reserved at once are asked in parallel: one store delay for all, not one each
+            Thread[] asks = new Thread[waits.length];
+            for (int i = 0; i < waits.length; i++) {
+                int at = i;
+                asks[i] = Thread.ofVirtual().start(() -> waits[at] = askSharedBucket(reserved.get(at)));
+            }
+            boolean interrupted = false;
+            for (Thread t : asks) {
+                while (true) {
+                    try {
+                        t.join(); // the store answers or fails within its own timeout
+                        break;
+                    } catch (InterruptedException e) {
+                        interrupted = true; // the reserved calls must still be committed or put back
+                    }
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
         lock.lock();
         try {
             long now = time.nanoTime();
-            pacer.refresh(now);
-            List<Dispatch.Rejection<A>> failed = new ArrayList<>(pending);
-            pending.clear();
-            while (!retryTimers.isEmpty() && retryTimers.peek().retryAtNanos - now <= 0) {
-                // a retry was granted by the budget, the attempt cap and the deadline when its answer
-                // came (SPEC §4.2); the adaptive throttle decides about new calls only (§4.5)
-                CallState<A> call = retryTimers.poll();
-                SluiceException shed = enqueue(call, now);
-                if (shed != null) {
-                    failed.add(new Dispatch.Rejection<>(call, shed));
+            List<CoreCall<A>> start = new ArrayList<>(d.start());
+            List<Dispatch.Rejection<A>> failed = new ArrayList<>(d.failed());
+            OptionalLong wake = d.wakeAtNanos();
+            for (int i = 0; i < waits.length; i++) {
+                CallState<A> call = reserved.get(i);
+                if (call.phase != CallState.Phase.RESERVED) {
+                    continue; // cancelled meanwhile (its slot was freed then)
                 }
-            }
-            failed.addAll(pending);
-            pending.clear();
-            AdmissionQueue.Poll<CallState<A>> poll = queue.poll(now, gate);
-            List<CoreCall<A>> start = new ArrayList<>(poll.started().size());
-            for (CallState<A> call : poll.started()) {
-                call.attempts++;
-                call.phase = CallState.Phase.IN_FLIGHT;
-                call.startedNanos = now;
-                if (call.idempotencyKey != null) {
-                    ledger.record(call.idempotencyKey, now);
+                long wait = waits[i];
+                if (wait == AdmissionQueue.Gate.REJECT) {
+                    queue.release();
+                    failed.add(end(call, new CostExceedsBurstException("cost " + call.spec.cost()
+                            + " exceeds the shared bucket's capacity: it can never be granted; split the call",
+                            call.lastStatus, call.lastSnapshot, call.attempts)));
+                    continue;
                 }
-                String host = call.spec.host();
-                profile(host).recordAttempt(now);
-                counters.onAttempt(host, call.attempts);
-                counters.onQueueWait(host, Duration.ofNanos(Math.max(0, now - call.enqueuedNanos)));
-                start.add(call);
-            }
-            for (AdmissionQueue.Removed<CallState<A>> r : poll.expired()) {
-                counters.onShed(r.item().spec.host(), r.reason());
-                failed.add(end(r.item(), new DeadlineExceededException("deadline passed while queued; never started",
-                        ShedReason.DEADLINE_AT_DEQUEUE, r.item().attempts)));
-            }
-            for (CallState<A> call : poll.rejectedByGate()) {
-                failed.add(end(call, call.gateError));
-            }
-            OptionalLong wake = poll.wakeAtNanos();
-            if (!retryTimers.isEmpty()) {
-                long t = retryTimers.peek().retryAtNanos;
-                if (wake.isEmpty() || t - wake.getAsLong() < 0) {
-                    wake = OptionalLong.of(t);
+                pacer.afterTake(call.reservedTake, wait, now);
+                if (wait == 0) {
+                    start.add(startAttempt(call, now));
+                    continue;
+                }
+                SluiceException refused = pacerRefusal(call, wait, now, ShedReason.DEADLINE_AT_DEQUEUE);
+                if (refused != null) {
+                    queue.release();
+                    failed.add(end(call, refused));
+                    continue;
+                }
+                call.phase = CallState.Phase.QUEUED;
+                queue.putBack(call, call.spec.priority(), call.id, call.hasDeadline, call.deadlineNanos,
+                        call.enqueuedNanos);
+                long at = now + wait;
+                if (wake.isEmpty() || at - wake.getAsLong() < 0) {
+                    wake = OptionalLong.of(at);
                 }
             }
             return new Dispatch<>(start, failed, wake);
@@ -195,11 +240,115 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
         }
     }
 
+    private long askSharedBucket(CallState<A> call) {
+        try {
+            return sharedBucket.tryAcquire(call.reservedTake, time.nanoTime());
+        } catch (IllegalArgumentException e) {
+            return AdmissionQueue.Gate.REJECT;
+        } catch (RuntimeException e) {
+            // a store that fails (not one that says "wait") must not strand the reserved calls: let it
+            // go, as a shared store's own fallback would (sluice-redis falls back to a local share)
+            System.getLogger("dev.sluice.client").log(System.Logger.Level.WARNING,
+                    "the shared token bucket failed; the call goes unpaced", e);
+            return 0;
+        }
+    }
+
+    /** One poll under the lock; calls whose tokens the shared bucket must grant go to {@code reserved}. */
+    private Dispatch<A> pollLocked(List<CallState<A>> reserved) {
+        long now = time.nanoTime();
+        pacer.refresh(now);
+        List<Dispatch.Rejection<A>> failed = new ArrayList<>(pending);
+        pending.clear();
+        while (!retryTimers.isEmpty() && retryTimers.peek().retryAtNanos - now <= 0) {
+            // a retry was granted by the budget, the attempt cap and the deadline when its answer
+            // came (SPEC §4.2); the adaptive throttle decides about new calls only (§4.5)
+            CallState<A> call = retryTimers.poll();
+            SluiceException shed = enqueue(call, now);
+            if (shed != null) {
+                failed.add(new Dispatch.Rejection<>(call, shed));
+            }
+        }
+        failed.addAll(pending);
+        pending.clear();
+        AdmissionQueue.Poll<CallState<A>> poll = queue.poll(now, gate);
+        List<CoreCall<A>> start = new ArrayList<>(poll.started().size());
+        for (CallState<A> call : poll.started()) {
+            if (sharedBucket != null) {
+                call.phase = CallState.Phase.RESERVED;
+                call.reservedTake = pacer.takeAmount(call.spec.cost());
+                reserved.add(call);
+            } else {
+                start.add(startAttempt(call, now));
+            }
+        }
+        for (AdmissionQueue.Removed<CallState<A>> r : poll.expired()) {
+            counters.onShed(r.item().spec.host(), r.reason());
+            failed.add(end(r.item(), new DeadlineExceededException("deadline passed while queued; never started",
+                    ShedReason.DEADLINE_AT_DEQUEUE, r.item().attempts)));
+        }
+        for (CallState<A> call : poll.rejectedByGate()) {
+            failed.add(end(call, call.gateError));
+        }
+        OptionalLong wake = poll.wakeAtNanos();
+        if (!retryTimers.isEmpty()) {
+            long t = retryTimers.peek().retryAtNanos;
+            if (wake.isEmpty() || t - wake.getAsLong() < 0) {
+                wake = OptionalLong.of(t);
+            }
+        }
+        return new Dispatch<>(start, failed, wake);
+    }
+
+    /** A call's next attempt starts now: counted, recorded against its key and its host. */
+    private CallState<A> startAttempt(CallState<A> call, long now) {
+        call.attempts++;
+        call.phase = CallState.Phase.IN_FLIGHT;
+        call.startedNanos = now;
+        if (call.idempotencyKey != null) {
+            ledger.record(call.idempotencyKey, now);
+        }
+        String host = call.spec.host();
+        profile(host).recordAttempt(now);
+        Duration queued = Duration.ofNanos(Math.max(0, now - call.enqueuedNanos));
+        call.waitedNanos += Math.max(0, now - call.idleSinceNanos);
+        counters.onAttempt(call.event(), call.attempts);
+        counters.onQueueWait(call.event(), queued);
+        return call;
+    }
+
     @Override
     public Decision onAnswer(CoreCall<A> handle, Answer answer) {
         CallState<A> call = state(handle);
+        Decision d;
         lock.lock();
         try {
+            d = onAnswerLocked(call, answer);
+        } finally {
+            lock.unlock();
+        }
+        if (d != null) {
+            return d;
+        }
+        // reserve, ask, commit: the shared retry budget is asked off the lock (SPEC §4.8 stores may block)
+        boolean granted = sharedBudget.tryAcquireRetry(time.nanoTime());
+        lock.lock();
+        try {
+            if (call.phase != CallState.Phase.DECIDING) {
+                return new Decision.Fail(new TransportException("call was cancelled", null, false, call.attempts));
+            }
+            Classification.Retryable r = call.pendingRetry;
+            call.pendingRetry = null;
+            return granted ? scheduleRetry(call, call.pendingWait, r.hint() != null, false, time.nanoTime())
+                    : budgetRefused(call, r);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The answer under the lock; {@code null} when a shared budget must be asked first (DECIDING). */
+    private Decision onAnswerLocked(CallState<A> call, Answer answer) {
+        {
             if (call.phase == CallState.Phase.DONE) {
                 return new Decision.Fail(new TransportException("call was cancelled", null, false, call.attempts));
             }
@@ -215,7 +364,6 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
                 countTransportResends(call, f.transportResends(), now);
             }
             Classification c = classifier.classify(answer, call.safeToRepeat(), call.attempts, wallNow);
-            throttle.recordAnswer(now, c.accepted()); // on completion (R12)
             if (answer instanceof Answer.Response r) {
                 call.lastStatus = r.snapshot().status();
                 call.lastSnapshot = r.snapshot();
@@ -226,6 +374,12 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
                     pacer.observe(r.snapshot(), now, wallNow); // an overload never touches limit state (R09)
                 }
             }
+            if (!honouredByPacer(c, now)) {
+                throttle.recordAnswer(now, c.accepted()); // on completion (R12)
+            }
+            call.idleSinceNanos = now;
+            counters.onAttemptEnd(call.event(), call.attempts, outcome(answer, c),
+                    answer instanceof Answer.Response r ? r.snapshot().status() : 0);
             return switch (c) {
                 case Classification.Success s -> {
                     DependencyProfile profile = profile(host);
@@ -236,6 +390,7 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
                     }
                     call.phase = CallState.Phase.DONE;
                     counters.successes.increment();
+                    counters.onCallEnd(call.event(), call.attempts, call.waited(), null);
                     yield new Decision.Return();
                 }
                 case Classification.Terminal t -> {
@@ -253,9 +408,24 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
                     yield decideRetry(call, r, now);
                 }
             };
-        } finally {
-            lock.unlock();
         }
+    }
+
+    /**
+     * Whether the answer is a limit the pacer already honours, which the adaptive throttle then does
+     * not count (SPEC §4.5 leaves the choice to the SDK): a 429 {@code rate_limited} with a wait (a
+     * Retry-After or a reset) or under a known rate, and a spent quota. The pacer empties and pauses
+     * its bucket for them, so the client already slows down to what the server stated; the throttle
+     * exists for a backend short of capacity (503, timeouts), and counting a burst's 429s there too
+     * is what locked a fresh client's next writes out for minutes.
+     */
+    private boolean honouredByPacer(Classification c, long now) {
+        return switch (c) {
+            case Classification.Retryable r when r.kind() == Classification.Kind.RATE_LIMITED ->
+                    r.hint() != null || pacer.paces(now);
+            case Classification.Terminal t -> t.error() instanceof QuotaExceededException;
+            default -> false;
+        };
     }
 
     /**
@@ -270,7 +440,11 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
         for (int i = 0; i < resends; i++) {
             call.attempts++;
             throttle.recordAnswer(now, false);
-            budget.tryAcquireRetry(now);
+            if (sharedBudget != null) {
+                sharedBudget.countRetryLater(now); // counted when it has room; nobody waits for the answer
+            } else {
+                budget.tryAcquireRetry(now);
+            }
             if (call.idempotencyKey != null) {
                 ledger.record(call.idempotencyKey, now);
             }
@@ -298,11 +472,12 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
         }
         if (call.idempotencyKey != null && ledger.left(call.idempotencyKey, now) < nextSends) {
             counters.onBudgetExhausted(host, RetryBudgetExhaustedException.Scope.IDEMPOTENCY_KEY_ATTEMPTS);
-            SluiceException last = r.giveUp().apply("the Idempotency-Key's attempt cap is reached");
-            return fail(call, new RetryBudgetExhaustedException("Idempotency-Key " + call.idempotencyKey
-                    + " has used all " + ledger.cap() + " attempts (SPEC §4.4)",
-                    RetryBudgetExhaustedException.Scope.IDEMPOTENCY_KEY_ATTEMPTS, last, last.status(),
-                    last.snapshot().orElse(null), call.attempts));
+            // the answer's own typed error, the refusal as its cause (SPEC §4.2)
+            return fail(call, r.giveUp().apply("the Idempotency-Key's attempt cap is reached",
+                    new RetryBudgetExhaustedException("Idempotency-Key " + call.idempotencyKey + " has used all "
+                            + ledger.cap() + " attempts (SPEC §4.4)",
+                            RetryBudgetExhaustedException.Scope.IDEMPOTENCY_KEY_ATTEMPTS, null, call.lastStatus,
+                            call.lastSnapshot, call.attempts)));
         }
         // every refusal is decided now, before any wait (R03, SPEC §4.2–§4.3); the budget last, so that
         // a retry refused for another reason spends none of it
@@ -340,20 +515,51 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
         if (wait.compareTo(latest) > 0) {
             wait = latest; // float rounding only; latest >= hint here
         }
-        long waitNanos = wait.toNanos();
-        if (!budget.tryAcquireRetry(now)) {
-            counters.onBudgetExhausted(host, RetryBudgetExhaustedException.Scope.CLIENT_RETRY_BUDGET);
-            SluiceException last = r.giveUp().apply("the retry budget is spent");
-            return fail(call, new RetryBudgetExhaustedException("retry budget spent: retries over the last "
-                    + config.budget().window().toSeconds() + " s reached " + Math.round(config.budget().ratio() * 100)
-                    + " % of requests or the floor of " + config.budget().minRetries() + ", whichever is more (SPEC §4.2)",
-                    RetryBudgetExhaustedException.Scope.CLIENT_RETRY_BUDGET,
-                    last, last.status(), last.snapshot().orElse(null), call.attempts));
+        // a 429 rate_limited re-send under a known rate is a paced re-send: the emptied, paused bucket
+        // holds it to the server's stated rate, so it cannot amplify, and the budget (which caps
+        // amplification, SPEC §4.2) is not charged; the attempt cap, the key's cap and the deadline
+        // still bound it. Without a known rate (no RateLimit policy, nothing documented) the bucket
+        // would let every re-send out at the pause's end: those spend the budget like any retry.
+        boolean paced = r.kind() == Classification.Kind.RATE_LIMITED && pacer.paces(now);
+        if (!paced && sharedBudget != null) {
+            // a shared budget is asked off the lock: onAnswer finishes the decision (DECIDING)
+            call.phase = CallState.Phase.DECIDING;
+            call.pendingRetry = r;
+            call.pendingWait = wait;
+            return null;
         }
+        if (!paced && !budget.tryAcquireRetry(now)) {
+            return budgetRefused(call, r);
+        }
+        return scheduleRetry(call, wait, hint != null, paced, now);
+    }
+
+    /** The budget refused a retry: the answer's own error, the refusal as its cause (SPEC §4.2). */
+    private Decision budgetRefused(CallState<A> call, Classification.Retryable r) {
+        {
+            String host = call.spec.host();
+            counters.onBudgetExhausted(host, RetryBudgetExhaustedException.Scope.CLIENT_RETRY_BUDGET);
+            // the answer's own typed error (OverloadedException for a 503), the refusal as its cause:
+            // the caller learns the server was overloaded, and why the SDK stopped (SPEC §4.2)
+            return fail(call, r.giveUp().apply("not retried, the retry budget is spent",
+                    new RetryBudgetExhaustedException("retry budget spent: retries over the last "
+                            + config.budget().window().toSeconds() + " s reached "
+                            + Math.round(config.budget().ratio() * 100) + " % of requests or the floor of "
+                            + config.budget().minRetries() + ", whichever is more (SPEC §4.2)",
+                            RetryBudgetExhaustedException.Scope.CLIENT_RETRY_BUDGET, null, call.lastStatus,
+                            call.lastSnapshot, call.attempts)));
+        }
+    }
+
+    private Decision scheduleRetry(CallState<A> call, Duration wait, boolean hinted, boolean paced, long now) {
+        String host = call.spec.host();
         call.phase = CallState.Phase.WAITING_TO_RETRY;
-        call.retryAtNanos = now + waitNanos;
+        call.retryAtNanos = now + wait.toNanos();
         retryTimers.add(call);
-        counters.onRetryScheduled(host, call.attempts + 1, wait);
+        if (paced) {
+            counters.pacedRetries.increment();
+        }
+        counters.onRetryScheduled(call.event(), call.attempts + 1, wait, hinted ? WaitReason.HINT : WaitReason.JITTER);
         return new Decision.RetryAfter(wait);
     }
 
@@ -365,10 +571,14 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
             switch (call.phase) {
                 case QUEUED -> queue.remove(call);
                 case WAITING_TO_RETRY -> retryTimers.remove(call);
+                case RESERVED -> queue.release();
+                case DECIDING -> {
+                    // answered; its slot was freed then, and the budget's answer will find it done
+                }
                 case IN_FLIGHT -> {
                     queue.release();
                     if (queue.inFlight() == 0) {
-                        pacer.endHold(time.nanoTime()); // no answer will end it
+                        pacer.nothingInFlight(time.nanoTime()); // no answer will end a hold
                     }
                 }
                 case DONE -> {
@@ -476,13 +686,11 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
             }
             case AdmissionQueue.Admission.Rejected<CallState<A>> no -> {
                 counters.onShed(call.spec.host(), no.reason());
-                call.phase = CallState.Phase.DONE;
-                counters.errors.increment();
-                yield no.reason() == ShedReason.DEADLINE_AT_SUBMIT
+                yield refuse(call, no.reason() == ShedReason.DEADLINE_AT_SUBMIT
                         ? new DeadlineExceededException("deadline passed or cannot be met; not queued",
                                 ShedReason.DEADLINE_AT_SUBMIT, call.attempts)
                         : new ShedException("admission queue full (" + config.admission().maxQueue() + ")",
-                                no.reason(), no.retryHint(), call.attempts);
+                                no.reason(), no.retryHint(), call.attempts));
             }
         };
     }
@@ -491,7 +699,8 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
     private long gate(CallState<A> call, long now) {
         long wait;
         try {
-            wait = pacer.tryAcquire(call.spec.cost(), now);
+            // with a shared store, only what the pacer knows locally; the store is asked off the lock
+            wait = sharedBucket != null ? pacer.beforeTake(call.spec.cost(), now) : pacer.tryAcquire(call.spec.cost(), now);
         } catch (IllegalArgumentException e) {
             call.gateError = new CostExceedsBurstException("cost " + call.spec.cost()
                     + " exceeds the pacer's burst: it can never be granted; split the call",
@@ -533,15 +742,28 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
         return null;
     }
 
-    /** {@code QuotaExceededException} when a spent quota pauses the pacer now (counted), else {@code null}. */
+    /**
+     * {@code QuotaExceededException} (counted) when a quota policy is why the pacer cannot grant a
+     * token within the maximum wait: it is spent and pauses the bucket, or its last {@code r} are
+     * spread over its reset so thinly that the next comes too late (SPEC §4.6); else {@code null}.
+     */
     private SluiceException spentQuotaError(CallState<A> call, long now) {
         Pacer.Block block = pacer.block(now);
-        if (block == null || block.kind() != PolicyKind.QUOTA) {
-            return null;
+        String message;
+        if (block != null && block.kind() == PolicyKind.QUOTA) {
+            message = "quota \"" + block.policy() + "\" is spent until " + block.resetAt()
+                    + " (reported by an earlier response); not sent";
+        } else {
+            block = pacer.rationedBy(now);
+            if (block == null) {
+                return null;
+            }
+            message = "quota \"" + block.policy() + "\" is nearly spent: its last " + pacer.rationedRemaining(now)
+                    + " are spread until its reset at " + block.resetAt() + ", and the next comes later than the"
+                    + " maximum wait of " + config.retry().maxWait().toSeconds() + " s (SPEC §4.6); not sent";
         }
         counters.onQuotaExceeded(call.spec.host(), block.policy(), block.resetAt());
-        return new QuotaExceededException("quota \"" + block.policy() + "\" is spent until " + block.resetAt()
-                + " (reported by an earlier response); not sent", block.policy(), block.resetAt(),
+        return new QuotaExceededException(message, block.policy(), block.resetAt(),
                 call.lastStatus, call.lastSnapshot, call.attempts);
     }
 
@@ -567,20 +789,41 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
     }
 
     private Decision fail(CallState<A> call, SluiceException error) {
-        call.phase = CallState.Phase.DONE;
-        counters.errors.increment();
-        return new Decision.Fail(error);
+        return new Decision.Fail(refuse(call, error));
     }
 
     private Dispatch.Rejection<A> end(CallState<A> call, SluiceException error) {
-        call.phase = CallState.Phase.DONE;
-        counters.errors.increment();
-        return new Dispatch.Rejection<>(call, error);
+        return new Dispatch.Rejection<>(call, refuse(call, error));
     }
 
-    private SluiceException countError(SluiceException e) {
+    /** Ends a call with {@code error}: counted, and told to the listener. */
+    private SluiceException refuse(CallState<A> call, SluiceException error) {
+        call.phase = CallState.Phase.DONE;
         counters.errors.increment();
-        return e;
+        counters.onCallEnd(call.event(), call.attempts, call.waited(), error);
+        return error;
+    }
+
+    /** The listener's name for an answer. */
+    private static AttemptOutcome outcome(Answer answer, Classification c) {
+        if (answer instanceof Answer.Failure f) {
+            return switch (f.kind()) {
+                case NOT_SENT -> AttemptOutcome.NOT_SENT;
+                case TIMEOUT -> AttemptOutcome.TIMEOUT;
+                case CONNECTION_LOST -> AttemptOutcome.CONNECTION_LOST;
+            };
+        }
+        if (c instanceof Classification.Terminal t && t.error() instanceof QuotaExceededException) {
+            return AttemptOutcome.QUOTA_EXHAUSTED;
+        }
+        return switch (((Answer.Response) answer).snapshot().outcome()) {
+            case OK -> AttemptOutcome.SUCCESS;
+            case RATE_LIMITED -> AttemptOutcome.RATE_LIMITED;
+            case QUOTA_EXHAUSTED -> AttemptOutcome.QUOTA_EXHAUSTED;
+            case OVERLOADED -> AttemptOutcome.OVERLOADED;
+            case CLIENT_ERROR -> AttemptOutcome.CLIENT_ERROR;
+            case SERVER_ERROR -> AttemptOutcome.SERVER_ERROR;
+        };
     }
 
     private DependencyProfile profile(String host) {

@@ -133,7 +133,7 @@ public final class DefaultSluiceHttpClient implements SluiceHttpClient {
         Duration deadline = options.deadline() != null ? options.deadline() : defaultDeadline;
         boolean retries = options.retries() && !RetryScope.isActive(); // one layer retries (SPEC §4.7)
         CallSpec spec = new CallSpec(request.method(), host(request.uri()), key, deadline, options.priority(),
-                options.cost(), request.timeout().orElse(attemptTimeout), retries);
+                options.cost(), request.timeout().orElse(attemptTimeout), retries, request.uri());
         try {
             ex.call = core.open(spec, ex);
         } catch (SluiceException e) {
@@ -331,7 +331,8 @@ public final class DefaultSluiceHttpClient implements SluiceHttpClient {
         switch (decision) {
             case Decision.Return r -> {
                 if (response.body() instanceof Payload.Delivered<T> d) {
-                    ex.result.complete(new DeliveredResponse<>(response, d.body(), sent));
+                    ex.result.complete(new DeliveredResponse<>(response, d.body(), sent, call.attempts(), call.waited(),
+                            call.id(), call.idempotencyKey()));
                 } else {
                     ex.result.completeExceptionally(new ClientErrorException("status " + response.statusCode()
                             + " was read as a success but its body was consumed as an error body",

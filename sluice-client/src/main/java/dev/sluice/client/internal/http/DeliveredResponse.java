@@ -1,15 +1,23 @@
 package dev.sluice.client.internal.http;
 
+import dev.sluice.client.SluiceResponse;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.Optional;
 import javax.net.ssl.SSLSession;
 
-/** The JDK response with the caller's body unwrapped from its {@link Payload}. */
-record DeliveredResponse<T>(HttpResponse<?> raw, T body, HttpRequest request) implements HttpResponse<T> {
+/** The JDK response with the caller's body unwrapped from its {@link Payload}, and what the call took. */
+record DeliveredResponse<T>(HttpResponse<?> raw, T body, HttpRequest request, int attempts, Duration waited,
+        long callId, String key) implements SluiceResponse<T> {
+
+    @Override
+    public Optional<String> idempotencyKey() {
+        return Optional.ofNullable(key);
+    }
 
     @Override
     public int statusCode() {

@@ -20,8 +20,10 @@ import java.util.Map;
  *       tokens than the server's {@code r}. The most restrictive policy wins (R06). A documented
  *       limit is paced the same way.</li>
  *   <li>Other policies (daily quotas, hourly windows): when {@code r < lowRemainingFraction · q},
- *       the remaining {@code r} are spread over {@code t} (rate {@code r / t}) until the reset; when
- *       {@code r = 0} the bucket is emptied and paused until {@code t} plus the reset margin.</li>
+ *       the remaining {@code r} are spread over {@code t}: the first of them goes at once, and the
+ *       call that takes it starts the spacing (the bucket is emptied and refills at {@code r / t}
+ *       until the reset), so none is left unused; when {@code r = 0} the bucket is emptied and
+ *       paused until {@code t} plus the reset margin.</li>
  *   <li>A 429 empties the bucket and pauses it for its Retry-After.</li>
  *   <li>A cached response ({@code Age}) is ignored (SPEC §2.5).</li>
  * </ul>
@@ -52,6 +54,12 @@ import java.util.Map;
  * within what the server allows. The price: the refill of a round trip beyond the margin, once per
  * cold start; nothing for round trips up to {@code (B − b) / r} (222 ms for 10/s, burst 20).
  *
+ * <p>The probe. While nothing is known of the limit (nothing documented, no usage seed, no answer
+ * yet), the first call goes alone and the others wait for its answer, which carries the policies
+ * (or a 429's Retry-After) that the pacer then follows. Without it, a fresh client's first burst
+ * is spent blind: 30 calls on a key whose burst another client just spent would all meet a 429,
+ * and their re-sends would double what reached the server. The price is one round trip, once.
+ *
  * <p>Not thread-safe; the owner locks (the store is thread-safe).
  */
 public final class Pacer {
@@ -73,12 +81,32 @@ public final class Pacer {
     private long lastTakeNanos;
     private boolean holding;
     private double holdLeft;
+    /** No answer has come back yet, and whether the probe call (sent while nothing is known) is out. */
+    private boolean answered;
+    private boolean probing;
+    /** The bucket's capacity as this pacer configured it (the store is not asked). */
+    private double bucketCapacity = Double.POSITIVE_INFINITY;
+    /** The store said to wait until then: it is not asked again before (cleared when the rate changes). */
+    private boolean storeWait;
+    private long storeWaitUntilNanos;
     /** The latest end of a pause this pacer put on the bucket (a shared store may know a later one). */
     private long pausedUntilNanos;
     private boolean paused;
 
-    /** A remaining-r spread over a policy's reset; expires at the reset. */
-    private record Spread(double perSecond, long untilNanos) {
+    /** How often a call waiting behind the probe asks again (an answer wakes it sooner). */
+    private static final long PROBE_WAIT_NANOS = 10_000_000L;
+
+    /**
+     * A remaining-r spread over a policy's reset; expires at the reset. It starts {@code pending}:
+     * the first of the remaining {@code r} goes at once (SPEC §4.6), and only the call that takes it
+     * starts the spacing.
+     */
+    private record Spread(String policy, PolicyKind kind, double perSecond, long untilNanos,
+            java.time.Instant resetAt, long remaining, boolean pending) {
+
+        Spread started() {
+            return new Spread(policy, kind, perSecond, untilNanos, resetAt, remaining, false);
+        }
     }
 
     /** Why the bucket is paused, for the error a caller gets if it cannot wait that long. */
@@ -99,39 +127,139 @@ public final class Pacer {
 
     /**
      * Takes {@code cost} tokens if available; a cost above the paced burst (but within the
-     * server's) takes a full bucket.
+     * server's) takes a full bucket. {@link #beforeTake}, the store's {@code tryAcquire} and
+     * {@link #afterTake} in one step.
      *
      * @return 0 when taken, else nanoseconds until they could be
      * @throws IllegalArgumentException when {@code cost} exceeds {@link #capacity()} (R14)
      */
     public long tryAcquire(double cost, long nowNanos) {
+        long local = beforeTake(cost, nowNanos);
+        if (local != 0) {
+            return local;
+        }
+        double take = takeAmount(cost);
+        long wait = bucket.tryAcquire(take, nowNanos);
+        afterTake(take, wait, nowNanos);
+        return wait;
+    }
+
+    /**
+     * What the pacer knows without asking its store: a wait (the probe is out, a cold start's hold
+     * has nothing left, the store said to wait and that wait is not over), or 0 when the store must
+     * be asked for {@link #takeAmount} tokens. An owner that keeps store calls outside its lock calls
+     * this under the lock, the store outside it, then {@link #afterTake} under the lock again.
+     *
+     * @throws IllegalArgumentException when {@code cost} exceeds {@link #capacity()} (R14)
+     */
+    public long beforeTake(double cost, long nowNanos) {
         double max = capacity();
         if (cost > max) {
             throw new IllegalArgumentException("cost " + cost + " exceeds the burst " + max + ": it could never be granted");
         }
-        double take = Math.min(cost, bucket.capacity());
+        double take = takeAmount(cost);
         double rate = effectivePerSecond(nowNanos);
+        if (!answered && Double.isInfinite(rate) && Double.isInfinite(bucketCapacity)) {
+            // nothing is known of the limit yet: one call goes, and its answer says what the limit
+            // is (RateLimit-Policy, or a 429's Retry-After) before the rest are spent blind; a round
+            // trip once per client, like TCP's slow start (see the class comment)
+            if (probing) {
+                return PROBE_WAIT_NANOS;
+            }
+            probing = true;
+            return 0;
+        }
         if (holding && take > holdLeft + 1e-9) {
             // the server has not answered since this burst began: its bucket may not have started
             // refilling yet, so ours does not count either (see the class comment); ask again after
             // one token's refill, or sooner when an answer ends the hold
             return Math.max(1_000_000L, Double.isInfinite(rate) ? 1_000_000L : (long) Math.ceil(take / rate * 1e9));
         }
-        boolean fromFull = !holding && !Double.isInfinite(rate) && !Double.isInfinite(bucket.capacity())
-                && (!everTook || (nowNanos - lastTakeNanos) / 1e9 * rate >= bucket.capacity());
-        long wait = bucket.tryAcquire(take, nowNanos);
-        if (wait == 0) {
-            if (fromFull) {
-                holding = true;
-                holdLeft = bucket.capacity();
-            }
-            if (holding) {
-                holdLeft -= take;
-            }
-            everTook = true;
-            lastTakeNanos = nowNanos;
+        if (storeWait && storeWaitUntilNanos - nowNanos > 0) {
+            return storeWaitUntilNanos - nowNanos;
         }
-        return wait;
+        storeWait = false;
+        return 0;
+    }
+
+    /** The tokens a call of {@code cost} takes from the bucket: a cost above the paced burst takes all of it. */
+    public double takeAmount(double cost) {
+        return Math.min(cost, bucketCapacity);
+    }
+
+    /**
+     * Records the store's answer to taking {@code take} tokens ({@code wait} 0: taken): the cold
+     * start's hold, the spreads a take starts, or the wait to honour before asking the store again.
+     */
+    public void afterTake(double take, long wait, long nowNanos) {
+        if (wait != 0) {
+            storeWait = true;
+            storeWaitUntilNanos = nowNanos + wait;
+            return;
+        }
+        double rate = effectivePerSecond(nowNanos);
+        boolean fromFull = !holding && !Double.isInfinite(rate) && !Double.isInfinite(bucketCapacity)
+                && (!everTook || (nowNanos - lastTakeNanos) / 1e9 * rate >= bucketCapacity);
+        if (fromFull) {
+            holding = true;
+            holdLeft = bucketCapacity - take;
+        } else if (holding) {
+            holdLeft -= take;
+        }
+        everTook = true;
+        lastTakeNanos = nowNanos;
+        startPendingSpreads(nowNanos);
+    }
+
+    /**
+     * The call that took the first of a spread's remaining {@code r} starts its spacing: from here
+     * the bucket refills at {@code r / t} and holds nothing, so the next of them comes {@code t / r}
+     * later (SPEC §4.6: the first goes at once, the rest are spaced over {@code t}, none left unused).
+     */
+    private void startPendingSpreads(long nowNanos) {
+        boolean started = false;
+        for (Map.Entry<String, Spread> e : spreads.entrySet()) {
+            if (e.getValue().pending()) {
+                e.setValue(e.getValue().started());
+                started = true;
+            }
+        }
+        if (started) {
+            apply(nowNanos);
+            bucket.clamp(0.0, nowNanos);
+        }
+    }
+
+    /**
+     * The quota policy whose spread sets the rate in force, while one does: the reason a call the
+     * pacer cannot grant within the maximum wait is a quota matter; {@code null} otherwise.
+     */
+    public Block rationedBy(long nowNanos) {
+        expireSpreads(nowNanos);
+        double base = basePerSecond();
+        Spread slowest = null;
+        for (Spread sp : spreads.values()) {
+            if (!sp.pending() && sp.perSecond() < base && (slowest == null || sp.perSecond() < slowest.perSecond())) {
+                slowest = sp;
+            }
+        }
+        return slowest == null ? null : new Block(slowest.policy(), slowest.kind(), slowest.untilNanos(),
+                slowest.resetAt());
+    }
+
+    /** What is left of the rationing quota's {@code r} when {@link #rationedBy} names one, else -1. */
+    public long rationedRemaining(long nowNanos) {
+        Block b = rationedBy(nowNanos);
+        if (b == null) {
+            return -1;
+        }
+        Spread sp = spreads.get(b.policy() == null ? "" : b.policy());
+        return sp == null ? -1 : sp.remaining();
+    }
+
+    /** Whether a finite rate governs the bucket (documented, reported, or a spread): what a 429's re-send is held to. */
+    public boolean paces(long nowNanos) {
+        return !Double.isInfinite(effectivePerSecond(nowNanos));
     }
 
     /**
@@ -142,11 +270,26 @@ public final class Pacer {
      * pacing resumes from here. Nothing happens when no hold is on.
      */
     public void endHold(long nowNanos) {
+        answered = true;
+        probing = false;
+        releaseHold(nowNanos);
+    }
+
+    /**
+     * Nothing is in flight any more and no answer will come (the calls were cancelled): a hold ends
+     * as in {@link #endHold}, and a probe that got no answer lets the next call probe again.
+     */
+    public void nothingInFlight(long nowNanos) {
+        probing = false;
+        releaseHold(nowNanos);
+    }
+
+    private void releaseHold(long nowNanos) {
         if (holding) {
             holding = false;
             // what the hold left, plus the burst margin: all sent before the answer is at most one
             // paced burst, so up to the server's burst stays safe (see the class comment)
-            double margin = Math.max(0.0, capacity() - bucket.capacity());
+            double margin = Math.max(0.0, capacity() - bucketCapacity);
             bucket.clamp(Math.max(0.0, holdLeft) + margin, nowNanos);
         }
     }
@@ -161,12 +304,12 @@ public final class Pacer {
      * headers, not paced), else the bucket's capacity.
      */
     public double capacity() {
-        return Double.isInfinite(serverBurst) ? bucket.capacity() : serverBurst;
+        return Double.isInfinite(serverBurst) ? bucketCapacity : serverBurst;
     }
 
     /** The bucket's capacity: the server's burst paced at {@code paceFraction}. */
     public double pacedCapacity() {
-        return bucket.capacity();
+        return bucketCapacity;
     }
 
     public double available(long nowNanos) {
@@ -191,7 +334,7 @@ public final class Pacer {
         if (Double.isInfinite(rate)) {
             return pauseLeft;
         }
-        double refill = Math.ceil(Math.min(cost, bucket.capacity()) / rate * 1e9);
+        double refill = Math.ceil(Math.min(cost, bucketCapacity) / rate * 1e9);
         long refillNanos = refill >= Long.MAX_VALUE / 4.0 ? Long.MAX_VALUE / 4 : (long) refill;
         long sum = pauseLeft + refillNanos;
         return sum < 0 || sum > Long.MAX_VALUE / 4 ? Long.MAX_VALUE / 4 : sum;
@@ -225,7 +368,9 @@ public final class Pacer {
         expireSpreads(nowNanos);
         double rate = basePerSecond();
         for (Spread s : spreads.values()) {
-            rate = Math.min(rate, s.perSecond());
+            if (!s.pending()) {
+                rate = Math.min(rate, s.perSecond());
+            }
         }
         return rate;
     }
@@ -240,6 +385,7 @@ public final class Pacer {
         if (snapshot.cached() || !config.followHeaders() || snapshot.policies().isEmpty()) {
             return;
         }
+        answered = true; // the server has said what its limit is: no probe needed
         double rate = Double.POSITIVE_INFINITY;
         double burst = Double.POSITIVE_INFINITY;
         double clampTo = Double.POSITIVE_INFINITY;
@@ -265,7 +411,10 @@ public final class Pacer {
                 spreads.remove(name);
             } else if (p.quota() != null && p.remaining() < config.lowRemainingFraction() * p.quota()) {
                 double seconds = Math.max(1e-3, p.resetIn().toMillis() / 1000.0);
-                spreads.put(name, new Spread(p.remaining() / seconds, nowNanos + resetNanos));
+                Spread before = spreads.get(name);
+                boolean pending = before == null || before.pending(); // the first of the r goes at once
+                spreads.put(name, new Spread(p.name(), p.kind(), p.remaining() / seconds, nowNanos + resetNanos,
+                        wallNow.plus(p.resetWait(resetMargin)), p.remaining(), pending));
             } else {
                 spreads.remove(name);
             }
@@ -285,12 +434,15 @@ public final class Pacer {
      * server gave one (SPEC §4.6). Never called for an overload (R09).
      */
     public void onRateLimited(Duration retryAfter, long nowNanos) {
+        answered = true;
         long until = retryAfter == null ? nowNanos : nowNanos + saturatingNanos(retryAfter);
         notePause(until, nowNanos);
+        storeWait = false;
         bucket.drainAndPause(until, nowNanos);
     }
 
     private void pause(Block b, long nowNanos) {
+        answered = true;
         if (block == null || b.untilNanos() - block.untilNanos() > 0) {
             block = b;
         }
@@ -350,6 +502,8 @@ public final class Pacer {
         } else {
             burst = Double.POSITIVE_INFINITY;
         }
+        bucketCapacity = burst;
+        storeWait = false; // a new rate or capacity: the store's last wait may no longer hold
         bucket.configure(rate, burst, nowNanos);
     }
 

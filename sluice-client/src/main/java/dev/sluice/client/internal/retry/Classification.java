@@ -2,7 +2,6 @@ package dev.sluice.client.internal.retry;
 
 import dev.sluice.client.SluiceException;
 import java.time.Duration;
-import java.util.function.Function;
 
 /**
  * One answer classified (SPEC §4.2): success, worth a retry (with the server's hint if any), or a
@@ -29,10 +28,28 @@ public sealed interface Classification {
      * @param kind what went wrong
      * @param hint the server's wait (Retry-After, or a spent policy's reset plus the margin), or
      *     {@code null}: then full-jitter backoff applies
-     * @param giveUp builds the error the call ends with if it is not retried; its argument says why
+     * @param giveUp builds the error the call ends with if it is not retried
      */
-    record Retryable(Kind kind, Duration hint, boolean accepted, Function<String, SluiceException> giveUp)
+    record Retryable(Kind kind, Duration hint, boolean accepted, GiveUp giveUp)
             implements Classification {
+    }
+
+    /**
+     * The error a retryable answer ends its call with when it is not retried: always the answer's
+     * own type ({@code OverloadedException} for a 503), whatever stopped the retry.
+     */
+    @FunctionalInterface
+    interface GiveUp {
+
+        /**
+         * @param why why it is not retried, for the message
+         * @param refusal the budget's refusal when a budget stopped it (the error's cause), else {@code null}
+         */
+        SluiceException apply(String why, SluiceException refusal);
+
+        default SluiceException apply(String why) {
+            return apply(why, null);
+        }
     }
 
     enum Kind {

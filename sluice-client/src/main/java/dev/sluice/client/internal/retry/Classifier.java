@@ -7,6 +7,7 @@ import dev.sluice.client.OverloadedException;
 import dev.sluice.client.QuotaExceededException;
 import dev.sluice.client.RateLimitedException;
 import dev.sluice.client.ServerErrorException;
+import dev.sluice.client.SluiceException;
 import dev.sluice.client.TransportException;
 import dev.sluice.client.core.Answer;
 import dev.sluice.wire.snapshot.PolicySnapshot;
@@ -74,18 +75,21 @@ public final class Classifier {
                 }
                 Duration hint = hint(s);
                 yield new Classification.Retryable(Classification.Kind.RATE_LIMITED, hint, false,
-                        why -> new RateLimitedException(status + " rate_limited: " + why, hint, status, s, attempts));
+                        (why, refusal) -> new RateLimitedException(status + " rate_limited: " + why, hint, status, s,
+                                attempts, refusal));
             }
             case OVERLOADED -> {
                 Duration hint = hint(s);
                 yield new Classification.Retryable(Classification.Kind.OVERLOADED, hint, false,
-                        why -> new OverloadedException(status + " overloaded: " + why, hint, status, s, attempts));
+                        (why, refusal) -> new OverloadedException(status + " overloaded: " + why, hint, status, s,
+                                attempts, refusal));
             }
             case CLIENT_ERROR -> clientError(s, problemType, safe, attempts);
             case SERVER_ERROR -> {
                 if (safe) {
                     yield new Classification.Retryable(Classification.Kind.TRANSIENT, hint(s), true,
-                            why -> new ServerErrorException(status + " server error: " + why, status, s, attempts));
+                            (why, refusal) -> new ServerErrorException(status + " server error: " + why, status, s,
+                                    attempts, refusal));
                 }
                 yield new Classification.Terminal(new ServerErrorException(status
                         + " server error; not retried: the call is not safe to repeat (no idempotent method,"
@@ -103,9 +107,9 @@ public final class Classifier {
             if (inFlightDuplicate && safe) {
                 Duration hint = hint(s);
                 return new Classification.Retryable(Classification.Kind.TRANSIENT, hint, true,
-                        why -> new IdempotencyConflictException(
+                        (why, refusal) -> new IdempotencyConflictException(
                                 "409: the first attempt with this Idempotency-Key is still in flight; " + why,
-                                status, s, attempts));
+                                status, s, attempts, refusal));
             }
             return new Classification.Terminal(new IdempotencyConflictException(
                     "409 idempotency_conflict: the Idempotency-Key was used with a different request body",
@@ -118,7 +122,8 @@ public final class Classifier {
         }
         if (status == 408) {
             return new Classification.Retryable(Classification.Kind.TRANSIENT, hint(s), true,
-                    why -> new ClientErrorException("408 request timeout: " + why, status, s, attempts));
+                    (why, refusal) -> new ClientErrorException("408 request timeout: " + why, status, s, attempts,
+                            refusal));
         }
         return new Classification.Terminal(new ClientErrorException(
                 status + " client error" + (code.isEmpty() ? "" : " (" + code + ")"), status, s, attempts), true);
@@ -127,13 +132,14 @@ public final class Classifier {
     private Classification failure(Answer.Failure f, boolean safe, int attempts) {
         if (f.kind() == Answer.FailureKind.NOT_SENT) {
             return new Classification.Retryable(Classification.Kind.TRANSIENT, null, false,
-                    why -> new TransportException("connection failed before sending: " + why, f.cause(), false,
-                            attempts));
+                    (why, refusal) -> withRefusal(new TransportException("connection failed before sending: " + why,
+                            f.cause(), false, attempts), refusal));
         }
         String what = f.kind() == Answer.FailureKind.TIMEOUT ? "timed out" : "connection lost";
         if (safe) {
             return new Classification.Retryable(Classification.Kind.TRANSIENT, null, false,
-                    why -> new TransportException(what + " after sending: " + why, f.cause(), true, attempts));
+                    (why, refusal) -> withRefusal(new TransportException(what + " after sending: " + why, f.cause(),
+                            true, attempts), refusal));
         }
         return new Classification.Terminal(new TransportException(what
                 + " after sending; outcome unknown, not retried: the call is not safe to repeat"
@@ -154,6 +160,17 @@ public final class Classifier {
                 + (resetAt == null ? "" : "; resets at " + resetAt) + "; not retried";
         return new Classification.Terminal(
                 new QuotaExceededException(msg, policy, resetAt, s.status(), s, attempts), false);
+    }
+
+    /**
+     * A transport error's cause is the I/O failure itself; a budget's refusal rides along as a
+     * suppressed exception.
+     */
+    private static TransportException withRefusal(TransportException e, SluiceException refusal) {
+        if (refusal != null) {
+            e.addSuppressed(refusal);
+        }
+        return e;
     }
 
     /** The named or spent quota policy of a limit answer, or {@code null}. */

@@ -8,6 +8,11 @@ import java.util.random.RandomGenerator;
  * sliding window (default two minutes) the client counts requests and accepts and drops a new
  * request locally with probability {@code max(0, (requests − K·accepts) / (requests + 1))}.
  *
+ * <p>Safety valves (Envoy's admission-control filter, {@code rps_threshold} and
+ * {@code max_rejection_probability}): below a minimum request rate over the window nothing is
+ * dropped, and the probability is capped (80 % by default) so the client keeps probing. The SRE
+ * formula is meant for large counts; a fresh client's one burst of refusals is not one.
+ *
  * <p>Counting follows regression case R12: an answer is recorded when it completes, not when the
  * attempt starts; an accepted answer adds a request and an accept; a rejection (429, 503, overload,
  * no answer) adds a request only; a locally dropped call adds a request only. Entries older than
@@ -23,9 +28,11 @@ public final class AdaptiveThrottle {
     private final ThrottleConfig config;
     private final SlidingWindowCounter requests;
     private final SlidingWindowCounter accepts;
+    private final double windowSeconds;
 
     public AdaptiveThrottle(ThrottleConfig config) {
         this.config = config;
+        this.windowSeconds = config.window().toNanos() / 1e9;
         this.requests = SlidingWindowCounter.ofSeconds(config.window());
         this.accepts = SlidingWindowCounter.ofSeconds(config.window());
     }
@@ -38,12 +45,20 @@ public final class AdaptiveThrottle {
         return Math.max(0.0, (requests - k * accepts) / (requests + 1.0));
     }
 
-    /** The drop probability over the current window; 0 when disabled. */
+    /**
+     * The drop probability over the current window; 0 when disabled. With the safety valves
+     * (Envoy's admission control): 0 while {@code requests / window} is below the minimum request
+     * rate, and never above the maximum drop probability.
+     */
     public double dropProbability(long nowNanos) {
         if (!config.enabled()) {
             return 0.0;
         }
-        return dropProbability(requests.sum(nowNanos), accepts.sum(nowNanos), config.k());
+        long n = requests.sum(nowNanos);
+        if (n < config.minRequestsPerSecond() * windowSeconds) {
+            return 0.0;
+        }
+        return Math.min(config.maxDropProbability(), dropProbability(n, accepts.sum(nowNanos), config.k()));
     }
 
     /**

@@ -51,20 +51,38 @@ class PacerTest {
     }
 
     @Test
-    void whenRemainingFallsBelowTenPercentItIsSpreadOverTheReset() {
+    void whenRemainingFallsBelowTenPercentTheFirstGoesAtOnceAndTheRestAreSpreadOverTheReset() {
         Pacer p = pacer(PacerConfig.defaults());
-        // daily: 900 of 10,000 left, 6 h to the reset -> 900 / 21,600 s
+        // daily: 900 of 10,000 left, 6 h to the reset -> 900 / 21,600 s, the first of them at once (SPEC §4.6)
         p.observe(Snapshots.ok(quota("daily", 10_000, 86_400, 900, Duration.ofSeconds(21_600))), 0, WALL);
+        assertThat(p.rationedBy(0)).as("not before the first of the 900 is taken").isNull();
+        assertThat(p.tryAcquire(1, 0)).isZero();
         assertThat(p.effectivePerSecond(0)).isCloseTo(900.0 / 21_600, within(1e-12));
+        assertThat(p.tryAcquire(1, 0)).as("the next one: t / r = 24 s later").isEqualTo(24 * SECOND);
+        assertThat(p.rationedBy(0).policy()).isEqualTo("daily");
+        assertThat(p.rationedBy(0).resetAt()).isEqualTo(WALL.plusSeconds(21_600));
         // at 10 % or more nothing is spread
         p.observe(Snapshots.ok(quota("daily", 10_000, 86_400, 1000, Duration.ofSeconds(21_600))), 0, WALL);
         assertThat(p.effectivePerSecond(0)).isInfinite();
     }
 
     @Test
+    void theLastUnitOfAQuotaIsSentAtOnceEvenFromAFullBucket() {
+        // a daily quota of 12 with 1 left and the Free burst (20 per 2 s): the unit goes now, not in
+        // t / r = 13,962 s; with tokens in the bucket it is the only one that goes before the reset
+        Pacer p = pacer(PacerConfig.defaults());
+        p.observe(Snapshots.ok(burst("burst", 20, 2, 19, Duration.ofSeconds(1)),
+                quota("daily", 12, 86_400, 1, Duration.ofSeconds(13_962))), 0, WALL);
+        assertThat(p.tryAcquire(1, 0)).isZero();
+        assertThat(p.tryAcquire(1, 0)).as("the spread holds the bucket now, whatever it held")
+                .isGreaterThan(60 * SECOND);
+    }
+
+    @Test
     void aSpreadEndsAtTheReset() {
         Pacer p = pacer(PacerConfig.defaults());
         p.observe(Snapshots.ok(quota("daily", 10_000, 86_400, 10, Duration.ofSeconds(100))), 0, WALL);
+        assertThat(p.tryAcquire(1, 0)).isZero();
         assertThat(p.effectivePerSecond(0)).isCloseTo(0.1, within(1e-12));
         p.refresh(100 * SECOND);
         assertThat(p.effectivePerSecond(100 * SECOND)).isInfinite();

@@ -13,6 +13,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 class AdaptiveThrottleTest {
 
     private static final long SECOND = 1_000_000_000L;
+    /** The §4.5 formula as written: these tests check its counts, with small numbers. */
+    private static final ThrottleConfig BARE = ThrottleConfig.defaults().withoutSafetyValves();
 
     /** SPEC §4.5 table, large counts: 10^6 requests at each accept ratio, rounded to two places. */
     @ParameterizedTest(name = "accept ratio {0}: K=2 -> {1}, K=1.1 -> {2}")
@@ -52,7 +54,7 @@ class AdaptiveThrottleTest {
 
     @Test
     void countsAreRecordedOnCompletionAndRejectionsAddRequestsOnlyR12() {
-        AdaptiveThrottle t = new AdaptiveThrottle(ThrottleConfig.defaults());
+        AdaptiveThrottle t = new AdaptiveThrottle(BARE);
         long now = 0;
         for (int i = 0; i < 20; i++) {
             t.recordAnswer(now, true);
@@ -67,7 +69,7 @@ class AdaptiveThrottleTest {
 
     @Test
     void aLocallyDroppedCallCountsAsARequestWithoutAnAcceptR12() {
-        AdaptiveThrottle t = new AdaptiveThrottle(ThrottleConfig.defaults());
+        AdaptiveThrottle t = new AdaptiveThrottle(BARE);
         for (int i = 0; i < 100; i++) {
             t.recordAnswer(0, false);
         }
@@ -85,7 +87,7 @@ class AdaptiveThrottleTest {
 
     @Test
     void probabilityDecaysToZeroOnceTheWindowHasPassedR12() {
-        AdaptiveThrottle t = new AdaptiveThrottle(ThrottleConfig.defaults());
+        AdaptiveThrottle t = new AdaptiveThrottle(BARE);
         for (int i = 0; i < 100; i++) {
             t.recordAnswer(0, false);
         }
@@ -101,7 +103,7 @@ class AdaptiveThrottleTest {
         int dropped = 0;
         int trials = 20_000;
         for (int i = 0; i < trials; i++) {
-            AdaptiveThrottle fresh = new AdaptiveThrottle(ThrottleConfig.defaults());
+            AdaptiveThrottle fresh = new AdaptiveThrottle(BARE);
             for (int a = 0; a < 3; a++) {
                 fresh.recordAnswer(0, true);
             }
@@ -114,6 +116,63 @@ class AdaptiveThrottleTest {
         }
         // 10 requests, 3 accepts: (10 − 6) / 11 = 0.3636
         assertThat(dropped / (double) trials).isCloseTo(4.0 / 11, within(0.015));
+    }
+
+    @Test
+    void withTheValvesOffTheInstanceReproducesTheSpecTable() {
+        // SPEC §4.5: the table holds with the valves off; 10,000 answers at accept ratio 0.3, K = 2
+        AdaptiveThrottle t = new AdaptiveThrottle(BARE);
+        for (int i = 0; i < 10_000; i++) {
+            t.recordAnswer(0, i % 10 < 3);
+        }
+        assertThat(round2(t.dropProbability(0))).isEqualTo(0.4);
+        for (int i = 0; i < 90_000; i++) {
+            t.recordAnswer(0, false);
+        }
+        assertThat(round2(t.dropProbability(0))).as("accept ratio 0.03").isEqualTo(0.94);
+    }
+
+    @Test
+    void aFreshClientsOneBurstOfRefusalsDropsNothingBelowTheMinimumRequestRate() {
+        // 30 calls × 3 attempts, all refused: 90 requests in 2 minutes is 0.75/s, under the valve's
+        // 1/s (Envoy's rps_threshold); the bare formula would say 90/91 = 0.99
+        AdaptiveThrottle t = new AdaptiveThrottle(ThrottleConfig.defaults());
+        AdaptiveThrottle bare = new AdaptiveThrottle(BARE);
+        for (int i = 0; i < 90; i++) {
+            t.recordAnswer(0, false);
+            bare.recordAnswer(0, false);
+        }
+        assertThat(t.dropProbability(0)).isZero();
+        assertThat(t.tryDrop(0, new SplittableRandom(1))).isNegative();
+        assertThat(bare.dropProbability(0)).isCloseTo(90.0 / 91, within(1e-12));
+    }
+
+    @Test
+    void theDropProbabilityNeverExceedsEightyPercentSoTheClientKeepsProbing() {
+        // Envoy's max_rejection_probability default: 1,000 refusals in the window -> 0.8, not 0.999
+        AdaptiveThrottle t = new AdaptiveThrottle(ThrottleConfig.defaults());
+        for (int i = 0; i < 1000; i++) {
+            t.recordAnswer(0, false);
+        }
+        assertThat(t.dropProbability(0)).isEqualTo(0.8);
+        SplittableRandom random = new SplittableRandom(5);
+        int sent = 0;
+        for (int i = 0; i < 10_000; i++) {
+            if (t.tryDrop(0, random) < 0) {
+                sent++;
+            }
+        }
+        assertThat(sent / 10_000.0).as("one call in five still goes").isCloseTo(0.2, within(0.015));
+    }
+
+    @Test
+    void aboveTheMinimumRateTheFormulaGoverns() {
+        // 150 requests in the window (1.25/s), 30 accepts: (150 − 60) / 151
+        AdaptiveThrottle t = new AdaptiveThrottle(ThrottleConfig.defaults());
+        for (int i = 0; i < 150; i++) {
+            t.recordAnswer(0, i < 30);
+        }
+        assertThat(t.dropProbability(0)).isCloseTo(90.0 / 151, within(1e-12));
     }
 
     @Test
