@@ -15,14 +15,17 @@ import java.util.Map;
  *   <tr><th>name</th><th>meaning</th></tr>
  *   <tr><td>{@code calls_per_s}</td><td>calls opened per second (the demand)</td></tr>
  *   <tr><td>{@code requests_per_s}</td><td>requests reaching the server per second</td></tr>
- *   <tr><td>{@code peak_requests_per_s}</td><td>the busiest second's requests</td></tr>
+ *   <tr><td>{@code peak_requests_per_s}</td><td>the busiest second's requests, first attempts included</td></tr>
+ *   <tr><td>{@code peak_retries_per_s}</td><td>the busiest second's retries: the herd a blip sends back
+ *       (SPEC §7.2: 10,000 in one second without jitter, about 2,000 with it)</td></tr>
  *   <tr><td>{@code retries_per_s}</td><td>requests that were retries, per second</td></tr>
  *   <tr><td>{@code accepts_per_s}</td><td>requests admitted, per second</td></tr>
  *   <tr><td>{@code useful_throughput_per_s}</td><td>calls that succeeded, per second</td></tr>
  *   <tr><td>{@code failures_per_s}</td><td>calls that failed, per second</td></tr>
  *   <tr><td>{@code drops_per_s}</td><td>local refusals (throttle and admission queue), per second</td></tr>
  *   <tr><td>{@code amplification}</td><td>requests ÷ calls</td></tr>
- *   <tr><td>{@code drop_fraction}</td><td>adaptive-throttle drops ÷ calls (SPEC §4.5's probability)</td></tr>
+ *   <tr><td>{@code drop_fraction}</td><td>local refusals ÷ calls, the same refusals as {@code drops_per_s}
+ *       (with no admission queue, SPEC §4.5's drop probability)</td></tr>
  *   <tr><td>{@code accept_ratio}</td><td>accepts ÷ (requests + throttle drops): the ratio the throttle
  *       sees</td></tr>
  *   <tr><td>{@code latency_mean_ms}, {@code latency_p99_ms}</td><td>end-to-end latency of the calls that
@@ -48,7 +51,8 @@ public record Headline(Map<String, Double> values) {
 
     /** Every figure's name, in report order. */
     public static final List<String> METRICS = List.of("calls_per_s", "requests_per_s", "peak_requests_per_s",
-            "retries_per_s", "accepts_per_s", "useful_throughput_per_s", "failures_per_s", "drops_per_s",
+            "peak_retries_per_s", "retries_per_s", "accepts_per_s", "useful_throughput_per_s", "failures_per_s",
+            "drops_per_s",
             "amplification", "drop_fraction", "accept_ratio", "latency_mean_ms", "latency_p99_ms",
             "finished_latency_mean_ms", "finished_latency_p99_ms", "waiting_mean",
             "wait_entries_per_s", "wait_mean_ms", "recovery_s");

@@ -57,6 +57,26 @@ class JitterBlipTest {
     }
 
     @Test
+    void theHeadlinePeakOfRetriesIsTheHerdTheBlipSendsBack() {
+        // the busiest second of requests is second 0 in both variants (10,000 first attempts);
+        // the retry peak is SPEC §7.2's figure: 10,000 in second 5 without jitter, ≈ 2,000 with it
+        for (VariantResult v : result.variants()) {
+            assertThat(v.headline().get("peak_requests_per_s")).isEqualTo(10_000.0);
+        }
+        assertThat(result.variant("no jitter").headline().get("peak_retries_per_s")).isEqualTo(10_000.0);
+        // the largest of five Binomial(10,000, 0.2) counts: above the mean, within 5 sd of it
+        assertThat(result.variant("jitter").headline().get("peak_retries_per_s")).isBetween(2_000.0, 2_200.0);
+    }
+
+    @Test
+    void theHeadlineCountsNoLocalDropsForAFleetThatOnlyRetries() {
+        for (VariantResult v : result.variants()) {
+            assertThat(v.headline().get("drops_per_s")).isZero();
+            assertThat(v.headline().get("drop_fraction")).isZero();
+        }
+    }
+
+    @Test
     void everyRetryAfterTheBlipSucceeds() {
         for (VariantResult v : result.variants()) {
             long successes = v.rows().stream().mapToLong(SecondRow::successes).sum();

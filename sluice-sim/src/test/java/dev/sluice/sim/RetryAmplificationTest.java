@@ -50,6 +50,17 @@ class RetryAmplificationTest {
     }
 
     @Test
+    void dropFractionAndDropsPerSecondCountTheSameLocalRefusals() {
+        // the SDK refuses calls locally (its admission queue is full during the incident): both figures see them
+        double drops = sdk.headline().get("drops_per_s");
+        assertThat(drops).isPositive();
+        assertThat(sdk.headline().get("drop_fraction"))
+                .isCloseTo(drops / sdk.headline().get("calls_per_s"), within(1e-9));
+        assertThat(naive.headline().get("drops_per_s")).isZero();
+        assertThat(naive.headline().get("drop_fraction")).isZero();
+    }
+
+    @Test
     void bothDeliverTheSameUsefulThroughput() {
         double naiveUseful = naive.headline().get("useful_throughput_per_s");
         double sdkUseful = sdk.headline().get("useful_throughput_per_s");

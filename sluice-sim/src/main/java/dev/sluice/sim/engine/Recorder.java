@@ -205,22 +205,26 @@ final class Recorder {
         long thr = sum(throttled, from, to);
         long acc = sum(accepts, from, to);
         long peak = 0;
+        long peakRetries = 0;
         double waitingSum = 0;
         for (int s = from; s < to; s++) {
             peak = Math.max(peak, requests[s]);
+            peakRetries = Math.max(peakRetries, retries[s]);
             waitingSum += waitingMean[s];
         }
         Map<String, Double> v = new LinkedHashMap<>();
         v.put("calls_per_s", c / span);
         v.put("requests_per_s", req / span);
         v.put("peak_requests_per_s", (double) peak);
+        v.put("peak_retries_per_s", (double) peakRetries);
         v.put("retries_per_s", sum(retries, from, to) / span);
         v.put("accepts_per_s", acc / span);
         v.put("useful_throughput_per_s", sum(successes, from, to) / span);
         v.put("failures_per_s", sum(failures, from, to) / span);
-        v.put("drops_per_s", (thr + sum(shed, from, to)) / span);
+        long drops = thr + sum(shed, from, to);
+        v.put("drops_per_s", drops / span);
         v.put("amplification", c == 0 ? Double.NaN : req / (double) c);
-        v.put("drop_fraction", c == 0 ? Double.NaN : thr / (double) c);
+        v.put("drop_fraction", c == 0 ? Double.NaN : drops / (double) c);
         v.put("accept_ratio", req + thr == 0 ? Double.NaN : acc / (double) (req + thr));
         v.put("latency_mean_ms", windowSuccess.mean() / 1e6);
         v.put("latency_p99_ms", windowSuccess.percentile(0.99) / 1e6);
