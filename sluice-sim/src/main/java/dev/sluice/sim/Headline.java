@@ -41,7 +41,8 @@ import java.util.Map;
  *   <tr><td>{@code wait_mean_ms}</td><td>mean time a call waited before it started or was dropped:
  *       Little's {@code W}</td></tr>
  *   <tr><td>{@code recovery_s}</td><td>seconds from the end of the last outage until requests stay
- *       within 10 % of calls for 10 s (or to the end of the run); {@code -1} when that never happens; {@code NaN}
+ *       within 10 % of calls for 10 s (or to the end of the run); {@code -1} when that never happens (the
+ *       terminal table prints {@code never}); {@code NaN}
  *       without an outage</td></tr>
  * </table>
  *

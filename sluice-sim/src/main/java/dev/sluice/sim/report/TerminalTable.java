@@ -65,7 +65,9 @@ public final class TerminalTable {
                 continue;
             }
             out.print((n++ % 3 == 0) ? "\n  " : "   ");
-            out.printf(Locale.ROOT, "%-" + nameWidth + "s %10s", m, Numbers.format(Math.round(v * 1000) / 1000.0));
+            // recovery_s is -1 when the load never settles within the run: say so rather than print -1
+            String shown = m.equals("recovery_s") && v < 0 ? "never" : Numbers.format(Math.round(v * 1000) / 1000.0);
+            out.printf(Locale.ROOT, "%-" + nameWidth + "s %10s", m, shown);
         }
         out.println();
         String little = littlesLaw(h);

@@ -70,4 +70,19 @@ class TerminalTableTest {
         assertThat(lines.get(2)).isEqualTo("  wait_entries_per_s               20   wait_mean_ms                   4890");
         assertThat(lines.get(3)).isEqualTo("  Little's law: L = 97.9 calls waiting; λ × W = 20.00/s × 4.89 s = 97.8");
     }
+
+    @Test
+    void aRecoveryThatNeverHappensReadsNeverRatherThanMinusOne() {
+        Map<String, Double> v = new LinkedHashMap<>();
+        for (String m : Headline.METRICS) {
+            v.put(m, Double.NaN);
+        }
+        v.put("recovery_s", -1.0);
+
+        StringWriter text = new StringWriter();
+        TerminalTable.headline(new Headline(v), ScenarioReader.read("x.yaml", new StringReader(
+                "name: x\nduration: 10s\n")), new PrintWriter(text));
+
+        assertThat(text.toString().lines().toList().get(1).strip()).matches("recovery_s +never");
+    }
 }
