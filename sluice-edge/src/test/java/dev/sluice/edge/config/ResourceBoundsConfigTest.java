@@ -10,7 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The resource bounds of issue 19 in the {@code listen} and {@code shedding} sections: defaults and errors. */
+/** the resource bounds (SPEC §3.9) in the {@code listen} and {@code shedding} sections: defaults and errors. */
 class ResourceBoundsConfigTest {
 
     private static final String PLANS = """
@@ -37,7 +37,7 @@ class ResourceBoundsConfigTest {
 
     @Test
     void autoMaxConnectionsStaysBelowTheDescriptorLimit() {
-        // the machine of issue 19's defect 4: 20,000 descriptors
+        // a machine with a descriptor limit of 20,000: 20,000 descriptors
         assertThat(ListenConfig.autoMaxConnections(20_000)).isEqualTo(18_976);
         assertThat(ListenConfig.autoMaxConnections(1_024)).isEqualTo(64);
     }

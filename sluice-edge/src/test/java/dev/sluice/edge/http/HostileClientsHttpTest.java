@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Issue 19's availability and safety defects, each through the public port over loopback: a body dripped a
+ * The availability and safety bounds of SPEC §3.1 and §3.9, each through the public port over loopback: a body dripped a
  * byte at a time, a client that never reads, a flood of connections, paths spelled to dodge a route's cost,
  * forwarding fields made up by the client, a broken chunked body and an HTTP version that does not exist.
  */

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Issue 19, defect 3 over h2c: one connection must not take the upstream pool of its event loop (streams that
+ * SPEC §3.9, defects 3 over h2c: one connection must not take the upstream pool of its event loop (streams that
  * never send their body, or never open their flow-control window).
  */
 class Http2BoundsHttpTest {

@@ -7,7 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The per-connection pieces of issue 19's bounds, without a network. */
+/** The per-connection pieces of the SPEC §3.9 bounds, without a network. */
 class ConnectionBoundsTest {
 
     @Test

@@ -28,7 +28,7 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /**
- * The shedder's per-key fair share (issue 19, defect 5) on a fake clock: a key alone may fill its
+ * The shedder's per-key fair share (SPEC §3.9) on a fake clock: a key alone may fill its
  * criticality's ceiling; once another key is active, a key holding {@code ceil(ceiling / activeKeys)} is shed
  * in the upper half of the ceiling, so the other key keeps the rest; a key idle for the window stops counting.
  * Static limit 64, reserved 20 %: CRITICAL ceiling 57, fair share of two keys 29.

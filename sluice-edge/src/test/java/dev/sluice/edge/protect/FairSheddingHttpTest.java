@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Issue 19, defects 5 and 1 under real load over loopback: one key flooding a CRITICAL route, or holding
+ * SPEC §3.9, defects 5 and 1 under real load over loopback: one key flooding a CRITICAL route, or holding
  * CRITICAL slots with uploads that drip a byte every 2 s, must leave another tenant's CRITICAL route at
  * ≥ 95 % success (SPEC §3.9's guarantee for CRITICAL, per tenant). A deliberately slow upstream (1 s per
  * answer) behind a static limit of 8 in flight: capacity ≈ 8 req/s (small, so that the flood at 10x fits a
@@ -176,7 +176,7 @@ class FairSheddingHttpTest {
             System.out.printf("fair share at 10x: heavy key %d of %d succeeded; other tenant %.1f %%%n",
                     heavyOk.get(), heavyAll.get(), 100 * success);
 
-            assertThat(success).isGreaterThanOrEqualTo(0.95); // before: 45.5 % (issue 19, defect 5)
+            assertThat(success).isGreaterThanOrEqualTo(0.95); // before: 45.5 % (SPEC §3.9)
             assertThat(heavyOk.get()).as("the heavy key keeps its share").isPositive();
             assertThat(heavyAll.get() - heavyOk.get()).as("and is shed beyond it").isPositive();
         } finally {
@@ -189,7 +189,7 @@ class FairSheddingHttpTest {
     void uploadsDrippingAByteEveryTwoSecondsLeaveAnotherTenantsCriticalRouteNinetyFivePercent() throws Exception {
         assertThat(http.send(request("sk_other", "GET", "/v1/labels"), HttpResponse.BodyHandlers.discarding())
                 .statusCode()).isEqualTo(200);
-        // as many drip uploads as the CRITICAL ceiling and more, opened at 8/s (issue 19, defect 1)
+        // as many drip uploads as the CRITICAL ceiling and more, opened at 8/s (SPEC §3.9)
         List<RawHttp> drips = new ArrayList<>();
         ScheduledExecutorService drip = Executors.newSingleThreadScheduledExecutor();
         try {

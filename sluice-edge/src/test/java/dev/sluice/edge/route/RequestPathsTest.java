@@ -6,7 +6,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** RFC 3986 §6.2.2 normalisation of the routed path, and the targets refused as ambiguous (issue 19, defect 6). */
+/** RFC 3986 §6.2.2 normalisation of the routed path, and the targets refused as ambiguous (SPEC §3.1). */
 class RequestPathsTest {
 
     @ParameterizedTest

@@ -42,7 +42,7 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.web.client.RestClient;
 
 /**
- * Sluice in a Spring Boot application (issue 17):
+ * Sluice in a Spring Boot application:
  * <ul>
  *   <li><b>server side</b>, when {@code sluice.plans} is configured in a Servlet application: the
  *       edge's decision ({@link ProtectedDecider}, the code the Netty edge runs) as a filter in front

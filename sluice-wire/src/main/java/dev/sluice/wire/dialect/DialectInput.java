@@ -106,7 +106,7 @@ public final class DialectInput {
     static String canonical(String name) {
         String n = name.toLowerCase(Locale.ROOT);
         n = n.contains("rate-limit") ? n.replace("rate-limit", "ratelimit") : n;
-        // HelloSign's spelling of the remaining count: not a family named "remaining" (issue 16)
+        // HelloSign's spelling of the remaining count: not a family named "remaining"
         return n.equals("x-ratelimit-limit-remaining") ? "x-ratelimit-remaining" : n;
     }
 

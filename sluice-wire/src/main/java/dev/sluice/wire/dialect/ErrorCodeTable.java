@@ -16,7 +16,7 @@ import java.util.Optional;
 /**
  * Data, not code paths: which vendor error codes and phrases in a 4xx body state a rate limit
  * ({@link Outcome#RATE_LIMITED}) or a spent quota ({@link Outcome#QUOTA_EXHAUSTED}) when no
- * rate-limit field says so (issue 16; SPEC §4.2). Each {@link Row} cites the vendor's public page.
+ * rate-limit field says so (SPEC §4.2). Each {@link Row} cites the vendor's public page.
  *
  * <p>A code row names a JSON member ({@code code}, {@code reason}, {@code errorCode},
  * {@code type}, ...) and the value that means a limit. Members are looked up in every object of

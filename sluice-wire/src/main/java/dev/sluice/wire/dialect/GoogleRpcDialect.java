@@ -24,7 +24,7 @@ import java.util.Optional;
  *       exhausted (e.g. check quota).") is still the caller's limit: {@code rate_limited}, or
  *       {@code quota_exhausted} when its message names a per-day quota or an
  *       {@link ErrorCodeTable} row says so. It is {@code overloaded} only when the message says
- *       shared capacity is short ("overloaded", "high demand", ...), issue 16.</li>
+ *       shared capacity is short ("overloaded", "high demand", ...) (SPEC §2.6).</li>
  * </ul>
  */
 public final class GoogleRpcDialect implements Dialect {

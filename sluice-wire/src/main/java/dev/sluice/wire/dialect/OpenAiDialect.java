@@ -103,7 +103,7 @@ public final class OpenAiDialect implements Dialect {
      * response (Kong's {@code X-RateLimit-Limit-Minute} beside the upstream's own
      * {@code X-RateLimit-Limit: 5000}; HelloSign's {@code x-ratelimit-limit-remaining}), read the way
      * the GitHub or the generic {@code x-ratelimit} dialect reads it, and added after the suffixed
-     * families: every family on a response counts (issue 16).
+     * families: every family on a response counts.
      */
     private static void plainFamily(DialectInput in, DialectReading.Builder r) {
         if (!in.has("x-ratelimit-limit") && !in.has("x-ratelimit-remaining") && !in.has("x-ratelimit-reset")) {

@@ -15,7 +15,7 @@ import java.util.List;
  *   <li>Any other 5xx: {@code server_error}, or {@code overloaded} when the dialect says so.</li>
  *   <li>A 4xx: the dialect's own verdict, when it gave one; but {@code overloaded} only when the
  *       body says in words that shared capacity is short ("overloaded", "over capacity", "high
- *       demand", ...): a 4xx is addressed to the caller (issue 16).</li>
+ *       demand", ...): a 4xx is addressed to the caller.</li>
  *   <li>429 and 420 are limits. 400, 402, 403 and 422 are limits only with evidence: a problem
  *       type that says so, a vendor code or phrase of the {@link ErrorCodeTable}, an exhausted
  *       policy, a {@code Retry-After}, or an error text in the words servers use ("rate limit",

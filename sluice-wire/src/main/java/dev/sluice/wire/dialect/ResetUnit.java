@@ -243,7 +243,7 @@ public enum ResetUnit {
     /** Sets a relative reset of {@code in} on {@code policy} (draft-11 {@code t}, Go durations). */
     static void delta(Duration in, Instant responseTime, PolicySnapshot.Builder policy) {
         Duration d = WireNumbers.clamp(in);
-        // the relative reset is the one waited for, so resetAt is the instant it names (issue 16)
+        // the relative reset is the one waited for, so resetAt is the instant it names
         policy.resetIn(d).absoluteReset(false).resetAt(plus(responseTime, d));
     }
 

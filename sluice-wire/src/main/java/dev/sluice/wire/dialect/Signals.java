@@ -22,7 +22,7 @@ final class Signals {
         "per month", "insufficient_quota", "out of credit", "out-of-credit", "enough credit",
         "credits exhausted", "billing hard limit", "per_day", "perday",
     };
-    /** Words that say shared capacity, not the caller's own allowance, is short (issue 16). */
+    /** Words that say shared capacity, not the caller's own allowance, is short. */
     private static final String[] CAPACITY_PHRASES = {
         "overloaded", "over capacity", "at capacity", "out of capacity", "insufficient capacity",
         "no capacity", "capacity constraint", "high demand", "experiencing high traffic",

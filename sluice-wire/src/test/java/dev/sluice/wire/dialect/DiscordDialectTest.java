@@ -19,7 +19,7 @@ class DiscordDialectTest {
         assertThat(s.retryAfter()).isEqualTo(Duration.ofMillis(64_570));
         assertThat(s.policies().get(0).name()).isEqualTo("abcd1234");
         assertThat(s.policies().get(0).resetIn()).isEqualTo(Duration.ofMillis(64_570));
-        // issue 16: both resets are stated; resetAt is the one waited for (Reset-After, from receipt),
+        // both resets are stated; resetAt is the one waited for (Reset-After, from receipt),
         // not the 2016 epoch of the docs' example
         assertThat(s.policies().get(0).resetAt()).isEqualTo(Responses.LOCAL_NOW.plusMillis(64_570));
         assertThat(s.attributes()).containsEntry("bucket", "abcd1234").containsEntry("scope", "user");

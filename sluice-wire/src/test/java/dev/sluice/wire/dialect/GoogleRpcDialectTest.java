@@ -51,7 +51,7 @@ class GoogleRpcDialectTest {
 
     @Test
     void resourceExhaustedNamingNoQuotaIsStillTheCallersLimit() {
-        // issue 16: a 429 is addressed to the caller; without words saying shared capacity is short,
+        // a 429 is addressed to the caller; without words saying shared capacity is short,
         // RESOURCE_EXHAUSTED without RetryInfo or QuotaFailure is a rate limit, not an overload
         RateLimitSnapshot s = read(429, "{\"error\":{\"code\":429,\"message\":\"Resource exhausted. Please try again later.\","
                 + "\"status\":\"RESOURCE_EXHAUSTED\"}}");

@@ -53,15 +53,15 @@ class HeaderVectorTest {
 
     @Test
     void discordRatelimit() {
-        // issue 16 wins over the vectors' reset_at_epoch: when both X-RateLimit-Reset (epoch) and
+        // the classification rule (SPEC §4.2) wins over the vectors' reset_at_epoch: when both X-RateLimit-Reset (epoch) and
         // -Reset-After (relative) are sent, reset_at is the reset waited for, i.e. receipt + Reset-After
         // (these examples have no Date, so receipt is LOCAL_NOW; their 2016 epochs are long past).
         run("discord-ratelimit.json", DialectRegistry.standard(), new VectorChecker()
                 .override("discord-headers-example", "reset_at_epoch", LOCAL_NOW.getEpochSecond() + 1,
-                        "issue 16: reset_at is Reset-After's instant")
+                        "reset_at is Reset-After's instant")
                 .override("discord-429-user", "reset_at_epoch",
                         new java.math.BigDecimal(LOCAL_NOW.getEpochSecond()).add(new java.math.BigDecimal("64.57")),
-                        "issue 16: reset_at is Reset-After's instant"));
+                        "reset_at is Reset-After's instant"));
     }
 
     @Test
@@ -86,11 +86,11 @@ class HeaderVectorTest {
 
     @Test
     void googleRpcStatusLegacyErrors() {
-        // issue 16 wins over this vector's "overloaded": a 429 is overloaded only when its body says in
+        // the classification rule (SPEC §4.2) wins over this vector's "overloaded": a 429 is overloaded only when its body says in
         // words that shared capacity is short; "Resource exhausted. Please try again later." with
         // reason rateLimitExceeded does not, so it is the caller's rate limit.
         run("google-rpc-status-legacy-errors.json", DialectRegistry.standard(), new VectorChecker()
-                .overrideKind("vertex-429-resource-exhausted", "rate_limited", "issue 16: 429 is overloaded only when it says so"));
+                .overrideKind("vertex-429-resource-exhausted", "rate_limited", "429 is overloaded only when it says so"));
     }
 
     @Test
@@ -264,7 +264,7 @@ class HeaderVectorTest {
         run("zendesk-ratelimit.json", DialectRegistry.standard(), new VectorChecker());
     }
 
-    // ---- vectors added by the project for issue 16 (files named sluice-*.json; see testdata/README.md)
+    // ---- vectors added by the project (files named sluice-*.json; see testdata/README.md)
 
     /** Kind 1: a rate limit or a spent quota stated only in a 4xx body ({@link ErrorCodeTable}). */
     @Test

@@ -3,7 +3,7 @@ package dev.sluice.examples.demo.fleet;
 import java.util.Locale;
 
 /**
- * The three clients the demo compares on the same fleet, edge and blip (issue 13): the retry loop of
+ * The three clients the demo compares on the same fleet, edge and blip: the retry loop of
  * the incident in the reference documents, a careful hand-written retry, and the Sluice SDK.
  */
 public enum ClientKind {

@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.OptionalInt;
 
 /**
- * The headline figures of one client's run, each with one definition (issue 13), computed from its
+ * The headline figures of one client's run, each with one definition, computed from its
  * {@link RunReport}:
  *
  * <ul>

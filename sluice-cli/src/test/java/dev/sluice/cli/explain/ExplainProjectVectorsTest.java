@@ -18,12 +18,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Issue 16, from outside: every input of the four kinds (the issue's own and the project's further
- * ones, {@code testdata/header-vectors/sluice-*.json}, each citing its public page) is written as a
- * raw HTTP/1.1 response and read by {@code sluice explain}; the printed {@code kind}, the policies
+ * From outside: every input of the four kinds of fault (a limit stated only in a body, 429 versus overloaded,
+ * x-ratelimit families, lenient dates: the vectors in {@code testdata/header-vectors/sluice-*.json}, each citing its
+ * public page) is written as a raw HTTP/1.1 response and read by {@code sluice explain}; the printed {@code kind}, the policies
  * and the flagged attributes must be the vector's.
  */
-class ExplainIssue16VectorsTest {
+class ExplainProjectVectorsTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Path VECTORS = Path.of(System.getProperty("sluice.testdata")).resolve("header-vectors");
