@@ -162,7 +162,7 @@ public final class EdgeConfig {
         return config;
     }
 
-    /** The {@code shedding:}, {@code idempotency:} and {@code escalation:} sections (issue 5). */
+    /** The {@code shedding:}, {@code idempotency:} and {@code escalation:} sections. */
     public ProtectionConfig protection() {
         return protection;
     }

@@ -89,7 +89,7 @@ public final class EdgeServer implements AutoCloseable {
     private final String transport;
     private volatile EdgeConfig config;
     private EdgeConfig lastReloaded; // guarded by this
-    // the protection stages (issue 5); set once in start() before the server is returned
+    // the protection stages; set once in start() before the server is returned
     private CriticalityShedder shedder;
     private RetryLoopEscalation escalation;
     private IdempotencyStore idempotencyStore;

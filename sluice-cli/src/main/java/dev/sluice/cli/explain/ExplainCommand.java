@@ -41,7 +41,7 @@ import picocli.CommandLine.Spec;
  * }</pre>
  *
  * <p>Absent values are {@code null}; {@code policies} may be empty. The first seven members are
- * those of issue 2; the rest are additions (per-policy {@code kind}, {@code unit}, {@code used},
+ * the original ones; the rest are additions (per-policy {@code kind}, {@code unit}, {@code used},
  * {@code reset_at}, and the response-level {@code limit}, {@code wait_ms}, {@code violated_policies},
  * {@code quota_reset_at}, {@code attributes}). {@code retry_after_ms} is the server's explicit hint
  * only; {@code wait_ms} is what a well-behaved client waits, {@link RateLimitSnapshot#suggestedWait()}

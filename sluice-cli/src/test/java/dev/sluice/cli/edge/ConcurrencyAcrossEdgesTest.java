@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * SPEC §1 {@code concurrent-requests} across replicas (issue 6): two edges on one Redis enforce one
+ * SPEC §1 {@code concurrent-requests} across replicas: two edges on one Redis enforce one
  * in-flight limit. A request held open on one edge takes the key's only slot, so the other edge refuses
  * the key with 429; when the held request ends, the other edge admits again.
  */

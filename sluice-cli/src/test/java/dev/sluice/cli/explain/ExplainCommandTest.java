@@ -30,7 +30,7 @@ class ExplainCommandTest {
     @Test
     void burstDenialPrintsTheDocumentedShape() throws IOException {
         CliRun run = CliRun.of("explain", "--response", EXAMPLES.resolve("429-rate-limited.http").toString());
-        // issue 2: {"status":429,"kind":"rate_limited","dialect":"ietf-draft-11","retry_after_ms":...,
+        // the README's example: {"status":429,"kind":"rate_limited","dialect":"ietf-draft-11","retry_after_ms":...,
         // "cached":false,"policies":[{"name":"burst","quota":20,"window_s":2,"remaining":0,"reset_ms":...
         assertThat(run.out()).startsWith("{\"status\":429,\"kind\":\"rate_limited\",\"dialect\":\"ietf-draft-11\","
                 + "\"retry_after_ms\":1000,\"cached\":false,\"policies\":[{\"name\":\"burst\",\"quota\":20,"

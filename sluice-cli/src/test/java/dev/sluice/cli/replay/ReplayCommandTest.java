@@ -46,7 +46,7 @@ class ReplayCommandTest {
         CliRun run = replay(write("c.yaml", FREE_PLAN), trace(List.of("t_ms,key,cost", "0,k1,1")), "2026-11-30T18:00:00Z");
 
         assertThat(run.exitCode()).isZero();
-        // issue 2's example line, plus the outcome member
+        // the README's example line, plus the outcome member
         assertThat(run.outLines()).containsExactly("{\"t_ms\":0,\"key\":\"k1\",\"allowed\":true,\"status\":200,"
                 + "\"outcome\":\"ok\",\"limit\":null,\"retry_after_s\":null,"
                 + "\"ratelimit_policy\":\"\\\"burst\\\";q=20;w=2, \\\"daily\\\";q=10000;w=86400\","

@@ -7,7 +7,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The edge's protection sections (issue 5; SPEC §3.9, §3.11, §3.12): {@code shedding:},
+ * The edge's protection sections (SPEC §3.9, §3.11, §3.12): {@code shedding:},
  * {@code idempotency:} and {@code escalation:}. Fixed at start (a reload keeps the running ones).
  * Immutable.
  *

@@ -10,7 +10,7 @@ import java.util.concurrent.CompletionStage;
  * {@link EdgeRequest} and either answers it itself or calls {@link Chain#proceed} and, if it wants,
  * changes or decorates what comes back.
  *
- * <p>Where the stages of SPEC §3.9, §3.11 and §3.12 go (issue 5):
+ * <p>Where the stages of SPEC §3.9, §3.11 and §3.12 go:
  * <ul>
  *   <li><b>escalation</b> (abusive retry loops, §3.12): before the limiter; answers a blocked key
  *       with a 429 without charging;</li>

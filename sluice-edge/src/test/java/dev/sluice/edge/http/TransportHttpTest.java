@@ -19,7 +19,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * SPEC §3.1 and the transport requirements of issue 3 over real sockets: HTTP/1.1 keep-alive and h2c
+ * SPEC §3.1 and the transport requirements over real sockets: HTTP/1.1 keep-alive and h2c
  * (prior knowledge) on one port, decision before the body (stalled clients), streaming bodies,
  * pooled upstream connections.
  */

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Upstream trouble (issue 3): unreachable is a 502 problem, silent past the response timeout is a
+ * Upstream trouble: unreachable is a 502 problem, silent past the response timeout is a
  * 504 problem; both still carry the key's RateLimit fields (SPEC §2.2) and are not the shedder's 503.
  */
 class UpstreamFailureHttpTest {

@@ -27,7 +27,7 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 5: "a config test proves a route labelled critical is shed last" (SPEC §3.9). The shipped
+ * "A config test proves a route labelled critical is shed last" (SPEC §3.9). The shipped
  * {@code examples/shiplane.yaml} is loaded and its own shedder (the default: static, limit = the
  * upstream pool of 64, 20 % reserved) is offered one request of each route per step while nothing ends,
  * so in-flight rises; the step at which each route is first shed gives the order.

@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Issue 5's story, end to end over loopback (SPEC §3.11): the Shiplane sample API, which deduplicates
+ * The retried-write story, end to end over loopback (SPEC §3.11): the Shiplane sample API, which deduplicates
  * nothing and counts the labels each Idempotency-Key bought, behind the real edge with
  * {@code POST /v1/labels} requiring {@code Idempotency-Key}. 100 SDK clients ({@link SluiceHttpClient}:
  * one key minted per call, the same key on every attempt) buy one label each and retry up to 3 times

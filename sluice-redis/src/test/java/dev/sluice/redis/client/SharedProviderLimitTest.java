@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Three SDK processes sharing one provider limit (SPEC §4.8; issue 6): three JVMs, each running a
+ * Three SDK processes sharing one provider limit (SPEC §4.8): three JVMs, each running a
  * {@code SluiceHttpClient} with four busy workers against one provider that allows 50 requests per
  * second with a burst of 50 ({@code "burst";q=50;w=1}) and answers 429 + Retry-After beyond it. Three
  * runs of 3 s each, on the same JVMs:

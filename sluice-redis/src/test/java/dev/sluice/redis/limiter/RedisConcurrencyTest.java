@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * SPEC §1 {@code concurrent-requests} across replicas (issue 6): the in-flight count of a key lives in
+ * SPEC §1 {@code concurrent-requests} across replicas: the in-flight count of a key lives in
  * Redis, taken in the same script as the burst and quota checks, released by {@code release}, and the
  * slots of a replica that died come back when their lease ends.
  */
