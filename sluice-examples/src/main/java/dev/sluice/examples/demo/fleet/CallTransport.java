@@ -2,7 +2,9 @@ package dev.sluice.examples.demo.fleet;
 
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 import java.util.random.RandomGenerator;
 
 /**
@@ -43,6 +45,23 @@ public interface CallTransport extends AutoCloseable {
 
         @Override
         default void close() {
+        }
+
+        /** A factory of transports that need only the counted wire ({@code transport.apply(http)}). */
+        static Factory of(ClientKind kind, Function<HttpClient, CallTransport> transport) {
+            Objects.requireNonNull(kind, "kind");
+            Objects.requireNonNull(transport, "transport");
+            return new Factory() {
+                @Override
+                public CallTransport create(ClientSpec spec, HttpClient http, RandomGenerator random) {
+                    return transport.apply(http);
+                }
+
+                @Override
+                public ClientKind kind() {
+                    return kind;
+                }
+            };
         }
     }
 }

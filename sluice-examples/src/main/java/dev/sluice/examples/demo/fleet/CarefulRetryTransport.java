@@ -33,17 +33,7 @@ public final class CarefulRetryTransport implements CallTransport {
 
     /** A factory of careful transports. */
     public static Factory factory() {
-        return new Factory() {
-            @Override
-            public CallTransport create(ClientSpec spec, HttpClient http, RandomGenerator random) {
-                return new CarefulRetryTransport(http, Pause.SLEEP);
-            }
-
-            @Override
-            public ClientKind kind() {
-                return ClientKind.CAREFUL;
-            }
-        };
+        return Factory.of(ClientKind.CAREFUL, http -> new CarefulRetryTransport(http, Pause.SLEEP));
     }
 
     @Override

@@ -32,17 +32,7 @@ public final class NaiveRetryTransport implements CallTransport {
 
     /** A factory of naive transports. */
     public static Factory factory() {
-        return new Factory() {
-            @Override
-            public CallTransport create(ClientSpec spec, HttpClient http, RandomGenerator random) {
-                return new NaiveRetryTransport(http, Pause.SLEEP);
-            }
-
-            @Override
-            public ClientKind kind() {
-                return ClientKind.NAIVE;
-            }
-        };
+        return Factory.of(ClientKind.NAIVE, http -> new NaiveRetryTransport(http, Pause.SLEEP));
     }
 
     @Override
