@@ -3,6 +3,7 @@ package dev.sluice.cli;
 import dev.sluice.cli.deliver.DeliverCommand;
 import dev.sluice.cli.demo.DemoCommand;
 import dev.sluice.cli.edge.EdgeCommand;
+import dev.sluice.cli.keys.KeysCommand;
 import dev.sluice.cli.explain.ExplainCommand;
 import dev.sluice.cli.replay.ReplayCommand;
 import dev.sluice.cli.simulate.SimulateCommand;
@@ -24,7 +25,8 @@ import picocli.CommandLine.Command;
             ExplainCommand.class,
             ReplayCommand.class,
             SimulateCommand.class,
-            DeliverCommand.class
+            DeliverCommand.class,
+            KeysCommand.class
         })
 public final class Main implements Runnable {
 

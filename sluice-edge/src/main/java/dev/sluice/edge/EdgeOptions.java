@@ -1,6 +1,8 @@
 package dev.sluice.edge;
 
 import dev.sluice.limiter.idempotency.IdempotencyStore;
+import dev.sluice.edge.keys.KeyAdministration;
+import dev.sluice.edge.keys.KeySource;
 import dev.sluice.edge.pipeline.EdgeStage;
 import dev.sluice.edge.softlimit.LoggingQuotaWarningSink;
 import dev.sluice.edge.softlimit.QuotaWarningSink;
@@ -30,12 +32,19 @@ import java.util.Optional;
  * @param meterBinders meters of the parts built outside this module, bound to the edge's registry at start
  *     (SPEC §3.13): e.g. the Redis store's fallback decisions and up/down state, which the {@code sluice}
  *     command passes in, since this module does not depend on Redis
+ * @param keySource where bearer tokens the file's {@code keys} do not list are looked up (a key store's
+ *     cache, e.g. {@code sluice-keys}'s PostgreSQL one); empty: the file's keys only. Not closed by the edge.
+ * @param keyAdministration the key store's write side, served as the admin API ({@code /admin/v1/keys});
+ *     empty: that API answers 404
  */
 public record EdgeOptions(TimeSource time, Optional<LimiterStore> store, QuotaWarningSink quotaWarningSink,
         Optional<PrometheusMeterRegistry> registry, List<EdgeStage> stages, boolean watchConfig,
-        Optional<IdempotencyStore> idempotencyStore, List<MeterBinder> meterBinders) {
+        Optional<IdempotencyStore> idempotencyStore, List<MeterBinder> meterBinders, Optional<KeySource> keySource,
+        Optional<KeyAdministration> keyAdministration) {
 
     public EdgeOptions {
+        Objects.requireNonNull(keySource, "keySource");
+        Objects.requireNonNull(keyAdministration, "keyAdministration");
         Objects.requireNonNull(time, "time");
         Objects.requireNonNull(store, "store");
         Objects.requireNonNull(quotaWarningSink, "quotaWarningSink");
@@ -49,25 +58,47 @@ public record EdgeOptions(TimeSource time, Optional<LimiterStore> store, QuotaWa
     public EdgeOptions(TimeSource time, Optional<LimiterStore> store, QuotaWarningSink quotaWarningSink,
             Optional<PrometheusMeterRegistry> registry, List<EdgeStage> stages, boolean watchConfig,
             Optional<IdempotencyStore> idempotencyStore) {
-        this(time, store, quotaWarningSink, registry, stages, watchConfig, idempotencyStore, List.of());
+        this(time, store, quotaWarningSink, registry, stages, watchConfig, idempotencyStore, List.of(), Optional.empty(),
+                Optional.empty());
     }
 
     /** The options of earlier releases: an in-memory idempotency store. */
     public EdgeOptions(TimeSource time, Optional<LimiterStore> store, QuotaWarningSink quotaWarningSink,
             Optional<PrometheusMeterRegistry> registry, List<EdgeStage> stages, boolean watchConfig) {
-        this(time, store, quotaWarningSink, registry, stages, watchConfig, Optional.empty(), List.of());
+        this(time, store, quotaWarningSink, registry, stages, watchConfig, Optional.empty(), List.of(), Optional.empty(),
+                Optional.empty());
+    }
+
+    /** The options of earlier releases: no key store. */
+    public EdgeOptions(TimeSource time, Optional<LimiterStore> store, QuotaWarningSink quotaWarningSink,
+            Optional<PrometheusMeterRegistry> registry, List<EdgeStage> stages, boolean watchConfig,
+            Optional<IdempotencyStore> idempotencyStore, List<MeterBinder> meterBinders) {
+        this(time, store, quotaWarningSink, registry, stages, watchConfig, idempotencyStore, meterBinders,
+                Optional.empty(), Optional.empty());
+    }
+
+    /** Looks up bearer tokens the file does not list in {@code source} (not closed by the edge). */
+    public EdgeOptions withKeySource(KeySource source) {
+        return new EdgeOptions(time, store, quotaWarningSink, registry, stages, watchConfig, idempotencyStore,
+                meterBinders, Optional.of(source), keyAdministration);
+    }
+
+    /** Serves {@code administration} as the admin API ({@code /admin/v1/keys}) on the admin port. */
+    public EdgeOptions withKeyAdministration(KeyAdministration administration) {
+        return new EdgeOptions(time, store, quotaWarningSink, registry, stages, watchConfig, idempotencyStore,
+                meterBinders, keySource, Optional.of(administration));
     }
 
     /** Binds {@code binders} to the edge's registry at start (served at {@code GET /metrics}). */
     public EdgeOptions withMeterBinders(List<MeterBinder> binders) {
         return new EdgeOptions(time, store, quotaWarningSink, registry, stages, watchConfig, idempotencyStore,
-                binders);
+                binders, keySource, keyAdministration);
     }
 
     /** Uses {@code newStore} for idempotency records (not closed by the edge). */
     public EdgeOptions withIdempotencyStore(IdempotencyStore newStore) {
         return new EdgeOptions(time, store, quotaWarningSink, registry, stages, watchConfig,
-                Optional.of(newStore), meterBinders);
+                Optional.of(newStore), meterBinders, keySource, keyAdministration);
     }
 
     /** The system clock, an in-memory store, a log sink, a new registry, no stages, no file watching. */
@@ -78,31 +109,33 @@ public record EdgeOptions(TimeSource time, Optional<LimiterStore> store, QuotaWa
 
     public EdgeOptions withTime(TimeSource newTime) {
         return new EdgeOptions(newTime, store, quotaWarningSink, registry, stages, watchConfig,
-                idempotencyStore, meterBinders);
+                idempotencyStore, meterBinders, keySource, keyAdministration);
     }
 
     /** Uses {@code newStore} (not closed by the edge). */
     public EdgeOptions withStore(LimiterStore newStore) {
         return new EdgeOptions(time, Optional.of(newStore), quotaWarningSink, registry, stages, watchConfig,
-                idempotencyStore, meterBinders);
+                idempotencyStore, meterBinders, keySource, keyAdministration);
     }
 
     public EdgeOptions withQuotaWarningSink(QuotaWarningSink sink) {
-        return new EdgeOptions(time, store, sink, registry, stages, watchConfig, idempotencyStore, meterBinders);
+        return new EdgeOptions(time, store, sink, registry, stages, watchConfig, idempotencyStore, meterBinders,
+                keySource, keyAdministration);
     }
 
     public EdgeOptions withRegistry(PrometheusMeterRegistry newRegistry) {
         return new EdgeOptions(time, store, quotaWarningSink, Optional.of(newRegistry), stages, watchConfig,
-                idempotencyStore, meterBinders);
+                idempotencyStore, meterBinders, keySource, keyAdministration);
     }
 
     public EdgeOptions withStages(List<EdgeStage> newStages) {
         return new EdgeOptions(time, store, quotaWarningSink, registry, newStages, watchConfig,
-                idempotencyStore, meterBinders);
+                idempotencyStore, meterBinders, keySource, keyAdministration);
     }
 
     /** Reloads on changes of the configuration's files (a WatchService on their folders). */
     public EdgeOptions withWatchConfig(boolean watch) {
-        return new EdgeOptions(time, store, quotaWarningSink, registry, stages, watch, idempotencyStore, meterBinders);
+        return new EdgeOptions(time, store, quotaWarningSink, registry, stages, watch, idempotencyStore, meterBinders,
+                keySource, keyAdministration);
     }
 }

@@ -15,6 +15,7 @@ import dev.sluice.edge.config.StoreConfig;
 import dev.sluice.edge.decision.EdgeDecider;
 import dev.sluice.edge.decision.ProtectedDecider;
 import dev.sluice.edge.decision.EdgeRules;
+import dev.sluice.edge.internal.KeyAdminApi;
 import dev.sluice.edge.internal.ConfigWatcher;
 import dev.sluice.edge.internal.DateField;
 import dev.sluice.edge.internal.EdgeContext;
@@ -157,7 +158,8 @@ public final class EdgeServer implements AutoCloseable {
             pool = new UpstreamPool(group, transports, config.upstream(), upstreamAddress, threads);
             UpstreamConfig up = config.upstream();
             ProtectedDecider assembled = ProtectedDecider.assemble(config, store, idempotencyStore, options.time(),
-                    up.poolSize(), up.connectTimeout().plus(up.responseTimeout()).plusSeconds(5), options.stages());
+                    up.poolSize(), up.connectTimeout().plus(up.responseTimeout()).plusSeconds(5), options.stages(),
+                    options.keySource());
             EdgeDecider decider = assembled.decider();
             RetryLoopEscalation escalation = assembled.escalation();
             CriticalityShedder shedder = assembled.shedder();
@@ -181,7 +183,9 @@ public final class EdgeServer implements AutoCloseable {
                 try {
                     admin = bind(new ServerBootstrap().group(group).channel(transports.serverChannel())
                             .option(ChannelOption.SO_REUSEADDR, true)
-                            .childHandler(ServerInitializers.admin(registry, dates, connections)), a.host(), a.port(),
+                            .childHandler(ServerInitializers.admin(registry, dates, connections,
+                                    new KeyAdminApi(a, decider, store, options.keyAdministration(),
+                                            options.time()))), a.host(), a.port(),
                             "admin");
                 } catch (RuntimeException e) {
                     server.close().syncUninterruptibly();

@@ -4,6 +4,12 @@ import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.EdgeOptions;
 import dev.sluice.edge.EdgeServer;
 import dev.sluice.edge.config.StoreConfig;
+import dev.sluice.edge.keys.KeyAdministration;
+import dev.sluice.keys.KeyStoreConfig;
+import dev.sluice.keys.KeyStores;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.ArrayList;
+import java.util.List;
 import dev.sluice.config.ConfigException;
 import dev.sluice.config.HostPort;
 import dev.sluice.limiter.idempotency.IdempotencyStore;
@@ -84,6 +90,14 @@ public final class EdgeCommand implements Callable<Integer> {
             err.println("sluice edge: " + e.getMessage());
             return 2;
         }
+        Optional<KeyStoreConfig> keyStoreConfig;
+        try {
+            keyStoreConfig = EdgeKeyStores.read(config);
+        } catch (ConfigException e) {
+            err.println("sluice edge: " + config + " has errors:");
+            err.println(e.getMessage());
+            return 2;
+        }
         LimiterStore store;
         try {
             store = EdgeStores.open(c.store(), TimeSource.system());
@@ -102,20 +116,37 @@ public final class EdgeCommand implements Callable<Integer> {
             to.println("sluice edge: " + probe.line());
             to.flush();
         }
+        Optional<KeyStores> keyStores;
+        try {
+            EdgeConfig edgeConfig = c;
+            keyStores = keyStoreConfig.map(k -> EdgeKeyStores.open(k, edgeConfig, TimeSource.system()));
+        } catch (KeyAdministration.KeyStoreException e) {
+            store.close();
+            err.println("sluice edge: " + config + ": " + e.getMessage());
+            return 1;
+        }
         Optional<IdempotencyStore> records = EdgeStores.idempotency(c, store);
+        List<MeterBinder> binders = new ArrayList<>(RedisStoreMeters.of(store).stream().toList());
+        keyStores.ifPresent(k -> binders.add(k.source()));
         EdgeOptions options = EdgeOptions.defaults().withStore(store).withWatchConfig(!noWatch)
-                .withMeterBinders(RedisStoreMeters.of(store).stream().toList()); // fallback counts on /metrics
+                .withMeterBinders(binders); // fallback counts, key cache counts on /metrics
+        if (keyStores.isPresent()) {
+            options = options.withKeySource(keyStores.get().source())
+                    .withKeyAdministration(keyStores.get().administration());
+        }
         EdgeServer edge;
         try {
             edge = EdgeServer.start(c, records.map(options::withIdempotencyStore).orElse(options));
         } catch (ConfigException e) {
             records.ifPresent(IdempotencyStore::close);
+            keyStores.ifPresent(KeyStores::close);
             store.close();
             err.println("sluice edge: " + config + " has errors:");
             err.println(e.getMessage());
             return 2;
         } catch (IllegalStateException e) {
             records.ifPresent(IdempotencyStore::close);
+            keyStores.ifPresent(KeyStores::close);
             store.close();
             err.println("sluice edge: " + e.getMessage());
             return 1;
@@ -124,6 +155,7 @@ public final class EdgeCommand implements Callable<Integer> {
         Thread hook = new Thread(() -> {
             edge.close();
             records.ifPresent(IdempotencyStore::close);
+            keyStores.ifPresent(KeyStores::close);
             store.close();
             stopped.countDown();
         }, "sluice-edge-shutdown");
@@ -135,7 +167,8 @@ public final class EdgeCommand implements Callable<Integer> {
         out.println("sluice edge: listening on " + listening + " (" + edge.transport() + "), metrics on "
                 + (edge.adminPort() < 0 ? "off" : c.admin().orElseThrow().host() + ":" + edge.adminPort() + "/metrics")
                 + ", upstream " + c.upstream().url() + ", store " + c.store()
-                + (records.isPresent() ? " (idempotency records too)" : ""));
+                + (records.isPresent() ? " (idempotency records too)" : "")
+                + keyStores.map(k -> ", keys also from " + k.administration().redacted()).orElse(""));
         out.flush();
         try {
             stopped.await();
@@ -143,6 +176,7 @@ public final class EdgeCommand implements Callable<Integer> {
             Runtime.getRuntime().removeShutdownHook(hook);
             edge.close();
             records.ifPresent(IdempotencyStore::close);
+            keyStores.ifPresent(KeyStores::close);
             store.close();
             Thread.currentThread().interrupt();
         }

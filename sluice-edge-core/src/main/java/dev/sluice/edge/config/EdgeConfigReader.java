@@ -53,13 +53,13 @@ public final class EdgeConfigReader {
 
     private static final Set<String> TOP = new LinkedHashSet<>(List.of("listen", "admin", "upstream", "store",
             "problem", "soft-limit", "anonymous", "plans", "keys", "key-file", "key-overrides", "routes",
-            "key-id-secret", "rate-limit-fields"));
+            "key-id-secret", "rate-limit-fields", "key-store", "quota-warnings"));
     private static final Set<String> LISTEN = new LinkedHashSet<>(List.of("host", "port", "idle-timeout",
             "max-header-count", "max-header-bytes", "max-request-line-bytes", "drain-bound-bytes", "transport",
             "io-threads", "request-head-timeout", "body-idle-timeout", "max-connections-per-ip", "max-connections",
             "min-body-rate", "min-body-rate-window", "write-timeout", "max-upstream-streams-per-connection",
             "trusted-proxies"));
-    private static final Set<String> ADMIN = new LinkedHashSet<>(List.of("host", "port"));
+    private static final Set<String> ADMIN = new LinkedHashSet<>(List.of("host", "port", "token"));
     private static final Set<String> UPSTREAM = new LinkedHashSet<>(List.of("url", "connect-timeout",
             "response-timeout", "pool-size"));
     private static final Set<String> PROBLEM = new LinkedHashSet<>(List.of("base-uri", "types"));
@@ -226,7 +226,8 @@ public final class EdgeConfigReader {
         node.rejectUnknownFields(problems, ADMIN);
         String host = node.get("host").flatMap(n -> n.asText(problems)).orElse(d.host());
         int port = (int) intField(node, "port", 0, 65_535, d.port(), problems);
-        return Optional.of(new AdminConfig(host, port));
+        Optional<String> token = node.get("token").flatMap(n -> n.asText(problems));
+        return Optional.of(new AdminConfig(host, port, token));
     }
 
     // ---- upstream, store, problem, soft limit ----------------------------------------------------

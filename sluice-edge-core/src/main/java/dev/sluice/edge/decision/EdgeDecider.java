@@ -1,6 +1,9 @@
 package dev.sluice.edge.decision;
 
+import dev.sluice.edge.keys.KeyLookup;
+import dev.sluice.edge.keys.KeySource;
 import dev.sluice.edge.pipeline.EdgeStage;
+import dev.sluice.edge.pipeline.ThrottledLog;
 import dev.sluice.edge.response.EdgeResponse;
 import dev.sluice.edge.response.Header;
 import dev.sluice.edge.response.Problems;
@@ -67,6 +70,9 @@ public final class EdgeDecider {
     private final LimiterStore store;
     private final TimeSource time;
     private final List<EdgeStage> stages;
+    /** where keys the file does not list are looked up; {@code null}: the file's keys only */
+    private final KeySource keySource;
+    private final ThrottledLog keyLog;
 
     /**
      * @param rules the compiled configuration
@@ -76,10 +82,21 @@ public final class EdgeDecider {
      *     {@link EdgeStage})
      */
     public EdgeDecider(EdgeRules rules, LimiterStore store, TimeSource time, List<EdgeStage> stages) {
+        this(rules, store, time, stages, Optional.empty());
+    }
+
+    /**
+     * @param keySource where a bearer token the file's {@code keys} do not list is looked up (a database,
+     *     a Redis hash); empty: such a token is unknown (401)
+     */
+    public EdgeDecider(EdgeRules rules, LimiterStore store, TimeSource time, List<EdgeStage> stages,
+            Optional<KeySource> keySource) {
         this.rules = Objects.requireNonNull(rules, "rules");
         this.store = Objects.requireNonNull(store, "store");
         this.time = Objects.requireNonNull(time, "time");
         this.stages = List.copyOf(stages);
+        this.keySource = keySource.orElse(null);
+        this.keyLog = new ThrottledLog(org.slf4j.LoggerFactory.getLogger("dev.sluice.edge.keys"), time, 6);
     }
 
     /** The rules in force. */
@@ -125,11 +142,62 @@ public final class EdgeDecider {
             case BearerCredential.Token t -> {
                 caller = r.key(t.value());
                 if (caller == null) {
+                    if (keySource != null) {
+                        return fromKeySource(r, head, route, length, t.value());
+                    }
                     return unauthenticated(problems, route, Problems.BearerError.INVALID_TOKEN,
                             "The API key is not known.");
                 }
             }
         }
+        return decideKey(r, head, route, length, caller);
+    }
+
+    /**
+     * A token the file does not list, looked up in the key source: a cached key goes on at once on this
+     * thread; a miss goes on when the source answers (off the event loop); a source that cannot answer
+     * gives 503 {@code key_store_unavailable}, nothing charged.
+     */
+    private CompletionStage<Verdict> fromKeySource(EdgeRules r, RequestHead head, Route route,
+            ContentLength.Result length, String token) {
+        CompletableFuture<KeyLookup> found = keySource.lookup(token);
+        if (found.isDone()) {
+            return afterLookup(r, head, route, length, found.join());
+        }
+        return found.thenCompose(lookup -> afterLookup(rules, head, route, length, lookup));
+    }
+
+    private CompletionStage<Verdict> afterLookup(EdgeRules r, RequestHead head, Route route,
+            ContentLength.Result length, KeyLookup lookup) {
+        return switch (lookup) {
+            case KeyLookup.Found f -> {
+                Caller.ApiKey caller = f.resolvedUnder(r);
+                if (caller == null) {
+                    caller = r.resolve(f.key());
+                    if (caller == null) {
+                        yield keyStoreUnavailable(r, route, Duration.ofSeconds(1),
+                                "key " + f.key().keyId() + " names a plan or policy the configuration does not have");
+                    }
+                    f.remember(r, caller);
+                }
+                yield decideKey(r, head, route, length, caller);
+            }
+            case KeyLookup.Unknown u -> unauthenticated(r.problems(), route, Problems.BearerError.INVALID_TOKEN,
+                    "The API key is not known.");
+            case KeyLookup.Unavailable u -> keyStoreUnavailable(r, route, u.retryAfter(), u.reason());
+        };
+    }
+
+    private CompletionStage<Verdict> keyStoreUnavailable(EdgeRules r, Route route, Duration retryAfter,
+            String reason) {
+        keyLog.warn("key store: {}", reason);
+        return answer(r.problems().keyStoreUnavailable(retryAfter),
+                new DecisionRecord(route.id(), DecisionRecord.NO_KEY, DecisionOutcome.UNAVAILABLE, false));
+    }
+
+    private CompletionStage<Verdict> decideKey(EdgeRules r, RequestHead head, Route route, ContentLength.Result length,
+            Caller.ApiKey caller) {
+        Problems problems = r.problems();
         String keyClass = caller.plan().name();
         if (length instanceof ContentLength.Invalid invalid) {
             return answerWithFields(r, route, caller, problems.plain(400, "bad_request", "Bad request",

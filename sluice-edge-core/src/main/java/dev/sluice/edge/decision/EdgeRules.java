@@ -1,6 +1,8 @@
 package dev.sluice.edge.decision;
 
 import dev.sluice.edge.EdgeConfig;
+import dev.sluice.edge.keys.KeyPlans;
+import dev.sluice.edge.keys.StoredKey;
 import dev.sluice.edge.response.Problems;
 import dev.sluice.edge.route.RouteTable;
 import dev.sluice.limiter.Plan;
@@ -36,6 +38,22 @@ public final class EdgeRules {
 
     public EdgeConfig config() {
         return config;
+    }
+
+    /**
+     * The caller for a key from a key store, under this configuration's plans, or {@code null} when its
+     * plan or an overridden policy is not in the configuration. The limiter keeps its state under the
+     * key's hash, so the clear key is not kept anywhere.
+     */
+    public Caller.ApiKey resolve(StoredKey stored) {
+        Plan plan;
+        try {
+            plan = KeyPlans.resolve(config.plans(), stored);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+        plan.rateLimitPolicyField();
+        return new Caller.ApiKey(new KeyBinding(stored.keyHash(), plan, stored.renewalDay()), stored.keyId());
     }
 
     /** The caller for a configured API key, or {@code null} for an unknown one. */

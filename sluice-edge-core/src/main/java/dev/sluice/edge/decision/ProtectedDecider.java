@@ -4,6 +4,7 @@ import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.config.ProtectionConfig;
 import dev.sluice.edge.escalation.RetryLoopEscalation;
 import dev.sluice.edge.idempotency.IdempotencyStage;
+import dev.sluice.edge.keys.KeySource;
 import dev.sluice.edge.pipeline.EdgeStage;
 import dev.sluice.edge.response.Problems;
 import dev.sluice.edge.shedding.CriticalityShedder;
@@ -13,6 +14,7 @@ import dev.sluice.time.TimeSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
@@ -41,6 +43,18 @@ public record ProtectedDecider(EdgeDecider decider, RetryLoopEscalation escalati
      */
     public static ProtectedDecider assemble(EdgeConfig config, LimiterStore store, IdempotencyStore idempotencyStore,
             TimeSource time, int capacity, Duration defaultLease, List<EdgeStage> extraStages) {
+        return assemble(config, store, idempotencyStore, time, capacity, defaultLease, extraStages, Optional.empty());
+    }
+
+    /**
+     * {@link #assemble(EdgeConfig, LimiterStore, IdempotencyStore, TimeSource, int, Duration, List)} with a
+     * source of the keys the file does not list.
+     *
+     * @param keySource a key store's cache (see {@link KeySource}), or empty
+     */
+    public static ProtectedDecider assemble(EdgeConfig config, LimiterStore store, IdempotencyStore idempotencyStore,
+            TimeSource time, int capacity, Duration defaultLease, List<EdgeStage> extraStages,
+            Optional<KeySource> keySource) {
         AtomicReference<EdgeDecider> deciderRef = new AtomicReference<>();
         Supplier<Problems> problems = () -> deciderRef.get().rules().problems();
         ProtectionConfig protection = config.protection();
@@ -55,7 +69,7 @@ public record ProtectedDecider(EdgeDecider decider, RetryLoopEscalation escalati
         stages.add(idempotency);
         stages.add(shedder);
         stages.addAll(extraStages);
-        EdgeDecider decider = new EdgeDecider(new EdgeRules(config), store, time, stages);
+        EdgeDecider decider = new EdgeDecider(new EdgeRules(config), store, time, stages, keySource);
         deciderRef.set(decider);
         return new ProtectedDecider(decider, escalation, shedder);
     }

@@ -234,6 +234,22 @@ public final class Problems {
     }
 
     /**
+     * 503 {@code key_store_unavailable}: the bearer token is not in the edge's key cache and the key store
+     * cannot be asked right now (down, or the budget of lookups of unknown tokens is spent), so the key can
+     * be neither admitted nor refused. Not charged; the client retries after {@code Retry-After}.
+     *
+     * @param retryAfter the back-off to advertise, rounded up to whole seconds, ≥ 1
+     */
+    public EdgeResponse keyStoreUnavailable(Duration retryAfter) {
+        long seconds = RetryAfter.delaySeconds(retryAfter);
+        ProblemDetails body = ProblemDetails.builder().type(type("key_store_unavailable"))
+                .title("Key store unavailable").status(503)
+                .detail("The API cannot check this API key right now; retry after " + seconds + " s.")
+                .retryAfterSeconds(seconds).build();
+        return problem(503, body, seconds);
+    }
+
+    /**
      * 429 of the escalation stage (SPEC §3.12): a key whose requests keep arriving inside its own
      * Retry-After window is told to wait longer ({@code rate_limited}, {@code blocked} false) or is
      * blocked for a while ({@code retry_loop_blocked}; the draft-11 {@code abnormal-usage-detected} type

@@ -141,6 +141,12 @@ public final class ServerInitializers {
     /** Admin port: small aggregated HTTP/1.1 requests. */
     public static ChannelInitializer<Channel> admin(PrometheusMeterRegistry registry, DateField dates,
             ChannelGroup open) {
+        return admin(registry, dates, open, null);
+    }
+
+    /** Admin port with the key admin API ({@code /admin/v1/...}) before the metrics handler. */
+    public static ChannelInitializer<Channel> admin(PrometheusMeterRegistry registry, DateField dates,
+            ChannelGroup open, KeyAdminApi keyAdmin) {
         return new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
@@ -148,7 +154,10 @@ public final class ServerInitializers {
                 ch.pipeline().addLast(new IdleStateHandler(0, 0, 60, TimeUnit.SECONDS));
                 ch.pipeline().addLast(new IdleCloser());
                 ch.pipeline().addLast(new HttpServerCodec());
-                ch.pipeline().addLast(new HttpObjectAggregator(8 * 1024));
+                ch.pipeline().addLast(new HttpObjectAggregator(keyAdmin == null ? 8 * 1024 : 64 * 1024));
+                if (keyAdmin != null) {
+                    ch.pipeline().addLast(keyAdmin.handler(dates));
+                }
                 ch.pipeline().addLast(new AdminHandler(registry, dates));
             }
         };

@@ -1,0 +1,82 @@
+package dev.sluice.keys;
+
+import dev.sluice.edge.decision.KeyIds;
+import dev.sluice.edge.keys.KeyAdministration;
+import dev.sluice.keys.jdbc.KeyChangeListener;
+import dev.sluice.keys.jdbc.PostgresKeyStore;
+import dev.sluice.time.TimeSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running PostgreSQL key store for the edge: the cache the decision reads ({@link #source()}), the write
+ * side for the admin API ({@link #administration()}) and the notification listener. Build it with
+ * {@link #open}; close it after the edge.
+ *
+ * <pre>{@code
+ * KeyStores keys = KeyStores.open(KeyStoreConfig.of("jdbc:postgresql://127.0.0.1/sluice?user=sluice"),
+ *         KeyIds.DEFAULT, TimeSource.system());
+ * EdgeServer edge = EdgeServer.start(config, EdgeOptions.defaults().withKeySource(keys.source())
+ *         .withKeyAdministration(keys.administration()));
+ * }</pre>
+ */
+public final class KeyStores implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KeyStores.class);
+
+    private final PostgresKeyStore store;
+    private final CachingKeySource source;
+    private final KeyChangeListener listener;
+
+    private KeyStores(PostgresKeyStore store, CachingKeySource source, KeyChangeListener listener) {
+        this.store = store;
+        this.source = source;
+        this.listener = listener;
+    }
+
+    /**
+     * Opens the store, checks it answers, starts the listener.
+     *
+     * @throws KeyAdministration.KeyStoreException when it does not answer and {@code on-unavailable-at-start}
+     *     is {@code refuse} (the message is the one line to print)
+     */
+    public static KeyStores open(KeyStoreConfig config, KeyIds ids, TimeSource time) {
+        PostgresKeyStore store = PostgresKeyStore.open(config, ids);
+        if (!store.ping()) {
+            if (config.onUnavailableAtStart() == KeyStoreConfig.AtStart.REFUSE) {
+                store.close();
+                throw new KeyAdministration.KeyStoreException("key store " + store.redacted()
+                        + " does not answer; not starting (key-store.on-unavailable-at-start: refuse)", null);
+            }
+            LOG.warn("key store {} does not answer; starting degraded: keys not in memory get 503 "
+                    + "key_store_unavailable until it does (key-store.on-unavailable-at-start: degraded)",
+                    store.redacted());
+        } else {
+            LOG.info("key store {} up (keys hashed with {})", store.redacted(), store.hashing().algorithm());
+        }
+        CachingKeySource source = new CachingKeySource(store, store.hashing(), config, time);
+        KeyChangeListener listener = new KeyChangeListener(store, source).start();
+        return new KeyStores(store, source, listener);
+    }
+
+    /** The cache the edge's decision reads. */
+    public CachingKeySource source() {
+        return source;
+    }
+
+    /** The write side (admin API). */
+    public PostgresKeyStore administration() {
+        return store;
+    }
+
+    /** Whether change notifications are being received now. */
+    public boolean listening() {
+        return listener.listening();
+    }
+
+    @Override
+    public void close() {
+        listener.close();
+        source.close();
+    }
+}
