@@ -91,8 +91,10 @@ public final class EdgeCommand implements Callable<Integer> {
             return 2;
         }
         Optional<KeyStoreConfig> keyStoreConfig;
+        Optional<QuotaWarningDelivery.Config> warningsConfig;
         try {
             keyStoreConfig = EdgeKeyStores.read(config);
+            warningsConfig = EdgeKeyStores.readQuotaWarnings(config);
         } catch (ConfigException e) {
             err.println("sluice edge: " + config + " has errors:");
             err.println(e.getMessage());
@@ -125,11 +127,26 @@ public final class EdgeCommand implements Callable<Integer> {
             err.println("sluice edge: " + config + ": " + e.getMessage());
             return 1;
         }
+        Optional<QuotaWarningDelivery> warnings;
+        try {
+            warnings = warningsConfig.map(w -> new QuotaWarningDelivery(w,
+                    keyStores.map(k -> (KeyAdministration) k.administration())));
+        } catch (RuntimeException e) {
+            keyStores.ifPresent(KeyStores::close);
+            store.close();
+            err.println("sluice edge: " + config + ": quota-warnings: the delivery store does not open: "
+                    + e.getMessage());
+            return 1;
+        }
         Optional<IdempotencyStore> records = EdgeStores.idempotency(c, store);
         List<MeterBinder> binders = new ArrayList<>(RedisStoreMeters.of(store).stream().toList());
         keyStores.ifPresent(k -> binders.add(k.source()));
+        warnings.ifPresent(binders::add);
         EdgeOptions options = EdgeOptions.defaults().withStore(store).withWatchConfig(!noWatch)
                 .withMeterBinders(binders); // fallback counts, key cache counts on /metrics
+        if (warnings.isPresent()) {
+            options = options.withQuotaWarningSink(warnings.get());
+        }
         if (keyStores.isPresent()) {
             options = options.withKeySource(keyStores.get().source())
                     .withKeyAdministration(keyStores.get().administration());
@@ -140,6 +157,7 @@ public final class EdgeCommand implements Callable<Integer> {
         } catch (ConfigException e) {
             records.ifPresent(IdempotencyStore::close);
             keyStores.ifPresent(KeyStores::close);
+            warnings.ifPresent(QuotaWarningDelivery::close);
             store.close();
             err.println("sluice edge: " + config + " has errors:");
             err.println(e.getMessage());
@@ -147,6 +165,7 @@ public final class EdgeCommand implements Callable<Integer> {
         } catch (IllegalStateException e) {
             records.ifPresent(IdempotencyStore::close);
             keyStores.ifPresent(KeyStores::close);
+            warnings.ifPresent(QuotaWarningDelivery::close);
             store.close();
             err.println("sluice edge: " + e.getMessage());
             return 1;
@@ -156,6 +175,7 @@ public final class EdgeCommand implements Callable<Integer> {
             edge.close();
             records.ifPresent(IdempotencyStore::close);
             keyStores.ifPresent(KeyStores::close);
+            warnings.ifPresent(QuotaWarningDelivery::close);
             store.close();
             stopped.countDown();
         }, "sluice-edge-shutdown");
@@ -177,6 +197,7 @@ public final class EdgeCommand implements Callable<Integer> {
             edge.close();
             records.ifPresent(IdempotencyStore::close);
             keyStores.ifPresent(KeyStores::close);
+            warnings.ifPresent(QuotaWarningDelivery::close);
             store.close();
             Thread.currentThread().interrupt();
         }

@@ -36,6 +36,23 @@ public final class EdgeKeyStores {
     }
 
     /**
+     * The {@code quota-warnings} section of {@code file}, if it has one.
+     *
+     * @throws dev.sluice.config.ConfigException naming file, line and field of each problem
+     */
+    public static Optional<QuotaWarningDelivery.Config> readQuotaWarnings(Path file) {
+        ConfigNode root = ConfigNode.parse(file);
+        if (!root.isMapping()) {
+            return Optional.empty();
+        }
+        ConfigProblems problems = new ConfigProblems();
+        Optional<QuotaWarningDelivery.Config> c = root.get("quota-warnings")
+                .flatMap(n -> QuotaWarningDelivery.Config.read(n, problems));
+        problems.throwIfAny();
+        return c;
+    }
+
+    /**
      * Opens the store the section names.
      *
      * @throws dev.sluice.edge.keys.KeyAdministration.KeyStoreException when it does not answer and the section

@@ -101,8 +101,9 @@ public final class KeysCommand {
         Integer renewalDay;
         @Option(names = "--label", description = "a note: who the key is for")
         String label;
-        @Option(names = "--warning-url", paramLabel = "URL", description = "the key's own quota.warning webhook")
-        String warningUrl;
+        @Option(names = "--warning-destination", paramLabel = "NAME",
+                description = "the delivery destination of its quota.warning webhooks (default: its plan's)")
+        String warningDestination;
 
         @Override
         public Integer call() {
@@ -117,8 +118,8 @@ public final class KeysCommand {
             if (label != null) {
                 body.put("label", label);
             }
-            if (warningUrl != null) {
-                body.put("warning_url", warningUrl);
+            if (warningDestination != null) {
+                body.put("warning_destination", warningDestination);
             }
             return parent.call("POST", "keys", body);
         }

@@ -49,10 +49,10 @@ public interface KeyAdministration {
      * @param renewalDay 1..31, or 0 for each policy's own anchor day
      * @param overrides the key's own {@code q} per policy name
      * @param label a note, or empty
-     * @param warningUrl the key's own {@code quota.warning} destination, or empty for its plan's
+     * @param warningDestination the key's own {@code quota.warning} destination, or empty for its plan's
      */
     CreatedKey create(String plan, int renewalDay, Map<String, Long> overrides, Optional<String> label,
-            Optional<String> warningUrl);
+            Optional<String> warningDestination);
 
     /** The key with id {@code keyId}, live or revoked. */
     Optional<KeyRecord> find(String keyId);

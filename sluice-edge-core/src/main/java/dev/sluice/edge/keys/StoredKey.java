@@ -14,17 +14,18 @@ import java.util.TreeMap;
  * @param plan the name of the key's plan, one of the configuration's {@code plans}
  * @param renewalDay the day of the month its monthly quotas renew, 1..31, or 0 for each policy's own
  * @param quotaOverrides the key's own {@code q} per policy name (a policy of its plan), in name order
- * @param warningUrl where this key's {@code quota.warning} webhooks go, when it has its own destination
+ * @param warningDestination the delivery destination (by name) of this key's {@code quota.warning} webhooks, when it
+ *     has one of its own rather than its plan's
  */
 public record StoredKey(String keyHash, String keyId, String plan, int renewalDay, Map<String, Long> quotaOverrides,
-        Optional<String> warningUrl) {
+        Optional<String> warningDestination) {
 
     public StoredKey {
         Objects.requireNonNull(keyHash, "keyHash");
         Objects.requireNonNull(keyId, "keyId");
         Objects.requireNonNull(plan, "plan");
         quotaOverrides = java.util.Collections.unmodifiableMap(new TreeMap<>(quotaOverrides));
-        Objects.requireNonNull(warningUrl, "warningUrl");
+        Objects.requireNonNull(warningDestination, "warningDestination");
         if (renewalDay < 0 || renewalDay > 31) {
             throw new IllegalArgumentException("renewal-day: must be in 0..31, was " + renewalDay);
         }

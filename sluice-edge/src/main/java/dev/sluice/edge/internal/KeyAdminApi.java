@@ -53,7 +53,7 @@ import org.slf4j.LoggerFactory;
  * <table>
  *   <caption>Endpoints</caption>
  *   <tr><td>{@code POST /admin/v1/keys}</td><td>create: {@code {"plan", "renewal_day"?, "overrides"?: {policy:
- *       q}, "label"?, "warning_url"?}} → 201 with the clear {@code key}, shown this once</td></tr>
+ *       q}, "label"?, "warning_destination"?}} → 201 with the clear {@code key}, shown this once</td></tr>
  *   <tr><td>{@code GET /admin/v1/keys/{id}}</td><td>the key's record</td></tr>
  *   <tr><td>{@code DELETE /admin/v1/keys/{id}}</td><td>revoke</td></tr>
  *   <tr><td>{@code PUT /admin/v1/keys/{id}/plan}</td><td>{@code {"plan"}}: move; with {@code ?dry-run=true}
@@ -281,8 +281,8 @@ public final class KeyAdminApi {
             }
         }
         Optional<String> label = text(in, "label");
-        Optional<String> url = text(in, "warning_url");
-        url.ifPresent(KeyAdminApi::checkUrl);
+        Optional<String> url = text(in, "warning_destination");
+        url.ifPresent(KeyAdminApi::checkDestination);
         KeyAdministration.CreatedKey created = keys.create(plan, renewalDay, overrides, label, url);
         LOG.info("admin: key created key_id={} plan={} overrides={} from={}", created.record().key().keyId(), plan,
                 overrides, from);
@@ -413,9 +413,11 @@ public final class KeyAdminApi {
         return n.asInt();
     }
 
-    private static void checkUrl(String url) {
-        if (!url.startsWith("http://") && !url.startsWith("https://")) {
-            throw new BadRequest(400, "invalid_request", "warning_url: an http:// or https:// URL, was " + url);
+    /** A delivery destination's name (the delivery worker's rule): 1..100 of letters, digits, {@code . _ -}. */
+    private static void checkDestination(String name) {
+        if (!name.matches("[A-Za-z0-9._-]{1,100}")) {
+            throw new BadRequest(400, "invalid_request", "warning_destination: a delivery destination's name (1..100 "
+                    + "of letters, digits, . _ -), was " + name);
         }
     }
 
@@ -453,7 +455,7 @@ public final class KeyAdminApi {
         o.put("renewal_day", k.renewalDay());
         ObjectNode ov = o.putObject("overrides");
         k.quotaOverrides().forEach(ov::put);
-        k.warningUrl().ifPresent(u -> o.put("warning_url", u));
+        k.warningDestination().ifPresent(u -> o.put("warning_destination", u));
         r.label().ifPresent(l -> o.put("label", l));
         o.put("created_at", r.createdAt().toString());
         r.revokedAt().ifPresent(at -> o.put("revoked_at", at.toString()));

@@ -51,8 +51,8 @@ public final class PostgresKeyStore implements KeyBackend, KeyAdministration {
     private static final int KEY_BYTES = 24;
     /** the notification channel of the trigger in V1 */
     static final String CHANNEL = "sluice_keys";
-    private static final String COLUMNS = "key_hash, key_id, plan, renewal_day, overrides::text, warning_url, label, "
-            + "created_at, revoked_at";
+    private static final String COLUMNS = "key_hash, key_id, plan, renewal_day, overrides::text, warning_destination, "
+            + "label, created_at, revoked_at";
 
     private final KeyStoreConfig config;
     private final KeyHashing hashing;
@@ -211,7 +211,7 @@ public final class PostgresKeyStore implements KeyBackend, KeyAdministration {
 
     @Override
     public CreatedKey create(String plan, int renewalDay, Map<String, Long> overrides, Optional<String> label,
-            Optional<String> warningUrl) {
+            Optional<String> warningDestination) {
         for (int attempt = 0; ; attempt++) {
             byte[] raw = new byte[KEY_BYTES];
             RANDOM.nextBytes(raw);
@@ -219,14 +219,14 @@ public final class PostgresKeyStore implements KeyBackend, KeyAdministration {
             String id = ids.id(apiKey);
             try {
                 KeyRecord r = query("INSERT INTO " + prefix + "sluice_api_keys (key_hash, key_id, plan, renewal_day, "
-                        + "overrides, warning_url, label) VALUES (?, ?, ?, ?, ?::jsonb, ?, ?) RETURNING " + COLUMNS,
+                        + "overrides, warning_destination, label) VALUES (?, ?, ?, ?, ?::jsonb, ?, ?) RETURNING " + COLUMNS,
                         ps -> {
                             ps.setString(1, hashing.hash(apiKey));
                             ps.setString(2, id);
                             ps.setString(3, plan);
                             ps.setInt(4, renewalDay);
                             ps.setString(5, overridesJson(overrides));
-                            ps.setString(6, warningUrl.orElse(null));
+                            ps.setString(6, warningDestination.orElse(null));
                             ps.setString(7, label.orElse(null));
                         }, rs -> {
                             rs.next();
@@ -276,9 +276,9 @@ public final class PostgresKeyStore implements KeyBackend, KeyAdministration {
     }
 
     /** Sets (or with empty, clears) a key's own {@code quota.warning} destination. */
-    public Optional<KeyRecord> setWarningUrl(String keyId, Optional<String> url) {
-        return update("UPDATE " + prefix + "sluice_api_keys SET warning_url = ? WHERE key_id = ? RETURNING " + COLUMNS,
-                ps -> {
+    public Optional<KeyRecord> setWarningDestination(String keyId, Optional<String> url) {
+        return update("UPDATE " + prefix + "sluice_api_keys SET warning_destination = ? WHERE key_id = ? RETURNING "
+                + COLUMNS, ps -> {
                     ps.setString(1, url.orElse(null));
                     ps.setString(2, keyId);
                 });

@@ -6,7 +6,7 @@ CREATE TABLE {s}sluice_api_keys (
     plan         TEXT        NOT NULL,
     renewal_day  INTEGER     NOT NULL DEFAULT 0 CHECK (renewal_day BETWEEN 0 AND 31),
     overrides    JSONB       NOT NULL DEFAULT '{}'::jsonb,
-    warning_url  TEXT,
+    warning_destination  TEXT,
     label        TEXT,
     created_at   TIMESTAMPTZ NOT NULL DEFAULT now(),
     updated_at   TIMESTAMPTZ NOT NULL DEFAULT now(),
