@@ -87,7 +87,11 @@ public record DeliveryFile(Path file, String store, String schema, DeliveryConfi
      *     file, line and field
      */
     public static DeliveryFile load(Path file, Function<String, String> env) {
-        ConfigNode root = ConfigNode.parse(file);
+        return read(file, ConfigNode.parse(file), env);
+    }
+
+    /** Validates an already parsed tree; {@code file} names it in problems. */
+    static DeliveryFile read(Path file, ConfigNode root, Function<String, String> env) {
         ConfigProblems problems = new ConfigProblems();
         DeliveryFile read = new Loader(file, env, problems).load(root);
         problems.throwIfAny();
