@@ -211,7 +211,7 @@ public final class EdgeConfigReader {
             problems.add(n, "must be a file path");
             return Optional.empty();
         }
-        return text.map(t -> n.resolve(t.strip()));
+        return text.map(t -> n.resolve(t.strip()).normalize());
     }
 
     /** {@code [10.0.0.0/8, "::1"]}: each entry an address or CIDR block, named at its line when it is not. */
