@@ -39,7 +39,7 @@ public final class Main implements Runnable {
 
     /** The configured command line; tests call this to run commands in-process. */
     public static CommandLine newCommandLine() {
-        return new CommandLine(new Main());
+        return HelpText.reflow(new CommandLine(new Main()));
     }
 
     @Override

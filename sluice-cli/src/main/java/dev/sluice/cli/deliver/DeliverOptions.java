@@ -25,8 +25,8 @@ public final class DeliverOptions {
     Path config;
 
     @Option(names = "--store", paramLabel = "LOCATION",
-            description = {"Store instead of the config's:", "sqlite:PATH or jdbc:postgresql://HOST/DB?...",
-                "Default: sqlite:./sluice-delivery.db"})
+            description = "Store instead of the config's: sqlite:PATH or jdbc:postgresql://HOST/DB?... "
+                    + "Default: sqlite:./sluice-delivery.db")
     String store;
 
     @Spec(Spec.Target.MIXEE)

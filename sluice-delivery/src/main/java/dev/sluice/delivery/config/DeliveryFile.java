@@ -87,7 +87,11 @@ public record DeliveryFile(Path file, String store, String schema, DeliveryConfi
      *     file, line and field
      */
     public static DeliveryFile load(Path file, Function<String, String> env) {
-        ConfigNode root = ConfigNode.parse(file);
+        return read(file, ConfigNode.parse(file), env);
+    }
+
+    /** Validates an already parsed tree; {@code file} names it in problems. */
+    static DeliveryFile read(Path file, ConfigNode root, Function<String, String> env) {
         ConfigProblems problems = new ConfigProblems();
         DeliveryFile read = new Loader(file, env, problems).load(root);
         problems.throwIfAny();
@@ -102,6 +106,8 @@ public record DeliveryFile(Path file, String store, String schema, DeliveryConfi
                 "max-retry-after");
         private static final Set<String> DESTINATION = ordered("url", "rate", "secret", "idempotent");
         private static final Set<String> RATE = ordered("per-second", "burst");
+
+        private static final double MAX_PER_SECOND = 1_000_000;
 
         private final Path file;
         private final Function<String, String> env;
@@ -251,6 +257,12 @@ public record DeliveryFile(Path file, String store, String schema, DeliveryConfi
             Optional<Double> perSecond = ps.asDouble(problems, -Double.MAX_VALUE, Double.MAX_VALUE).filter(v -> {
                 if (v <= 0) {
                     problems.add(ps, "must be > 0, was " + ps.text());
+                    return false;
+                }
+                if (v > MAX_PER_SECOND) {
+                    // the bucket counts in microseconds: one token per microsecond is its finest rate
+                    problems.add(ps, "must be at most " + (long) MAX_PER_SECOND + " (one request a microsecond), was "
+                            + ps.text());
                     return false;
                 }
                 return true;

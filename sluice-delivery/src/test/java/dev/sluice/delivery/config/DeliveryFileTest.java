@@ -109,6 +109,16 @@ class DeliveryFileTest {
     }
 
     @Test
+    void aRateBeyondOneRequestAMicrosecondIsAProblemNotACrash() throws IOException {
+        // found by DeliveryFileFuzzTest: the default burst of 2e37/s overflowed to -1 and Rate threw
+        Path p = write(FULL.replace("per-second: 10, burst: 20", "per-second: 20000000000000000000000000000000000000"));
+
+        assertThatThrownBy(() -> DeliveryFile.load(p, Map.of("LEGACY_SECRET", "x")::get))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("destinations.merchant-a.rate.per-second: must be at most 1000000");
+    }
+
+    @Test
     void anUnknownKeyIsAnErrorNotASilentDefault() throws IOException {
         Path p = write("worker:\n  concurency: 4\n");
 
