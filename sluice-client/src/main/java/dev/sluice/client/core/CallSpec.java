@@ -31,7 +31,7 @@ public record CallSpec(
         String host,
         String idempotencyKey,
         Duration deadline,
-        int priority,
+        Priority priority,
         int cost,
         Duration attemptTimeout,
         boolean retries,
@@ -47,9 +47,7 @@ public record CallSpec(
         if (deadline != null && deadline.isNegative()) {
             throw new IllegalArgumentException("deadline must not be negative: " + deadline);
         }
-        if (priority < 0) {
-            throw new IllegalArgumentException("priority must be >= 0: " + priority);
-        }
+        Objects.requireNonNull(priority, "priority");
         if (cost < 1) {
             throw new IllegalArgumentException("cost must be >= 1: " + cost);
         }
@@ -59,7 +57,7 @@ public record CallSpec(
     }
 
     /** A call with no URI (a simulator's, a test's). */
-    public CallSpec(String method, String host, String idempotencyKey, Duration deadline, int priority, int cost,
+    public CallSpec(String method, String host, String idempotencyKey, Duration deadline, Priority priority, int cost,
             Duration attemptTimeout, boolean retries) {
         this(method, host, idempotencyKey, deadline, priority, cost, attemptTimeout, retries, null);
     }
