@@ -16,8 +16,8 @@ import java.util.Set;
  *     non-idempotent method (SPEC §4.4)
  * @param deadline how long, from when the call is opened, it may take in total, all retries and
  *     queue waits included; {@code null} for none. Fixed once, shared by every retry (R20)
- * @param priority admission level, {@link Priority#INTERACTIVE} (0) or {@link Priority#BACKGROUND}
- *     (1), or any level {@code >= 0}; lower goes first
+ * @param priority admission class, {@link Priority#INTERACTIVE} or {@link Priority#BACKGROUND}
+ *     (SPEC §5.2)
  * @param cost pacer tokens the call takes, {@code >= 1} (a batch route may cost 10, SPEC §3.10)
  * @param attemptTimeout the transport's per-attempt timeout, if any, compared with the host's p99
  *     latency; {@code null} when unknown
@@ -80,7 +80,7 @@ public record CallSpec(
         return new CallSpec(method, host, idempotencyKey, d, priority, cost, attemptTimeout, retries, uri);
     }
 
-    public CallSpec withPriority(int p) {
+    public CallSpec withPriority(Priority p) {
         return new CallSpec(method, host, idempotencyKey, deadline, p, cost, attemptTimeout, retries, uri);
     }
 
