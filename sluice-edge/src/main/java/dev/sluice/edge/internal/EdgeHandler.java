@@ -7,7 +7,6 @@ import dev.sluice.edge.decision.RequestHead;
 import dev.sluice.edge.decision.Verdict;
 import dev.sluice.edge.config.ListenConfig;
 import dev.sluice.edge.response.EdgeResponse;
-import dev.sluice.edge.route.RequestPaths;
 import dev.sluice.edge.response.Header;
 import dev.sluice.edge.response.Problems;
 import io.netty.channel.Channel;
@@ -23,15 +22,12 @@ import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
-import io.netty.handler.codec.http.TooLongHttpHeaderException;
-import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
 import io.netty.handler.codec.http2.Http2Error;
 import io.netty.util.ReferenceCountUtil;
@@ -45,7 +41,6 @@ import java.util.AbstractMap;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HexFormat;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -129,6 +124,15 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
             updateRead();
             return;
         }
+        if (msg instanceof RequestValidator.Refusal r) {
+            if (ex == null) {
+                if (headDeadline != null) {
+                    headDeadline.headReceived();
+                }
+                refuseBeforeDecision(r.status(), r.code(), r.title(), r.detail(), r.reason());
+            }
+            return;
+        }
         if (msg instanceof HttpRequest request) {
             if (ex != null) {
                 ReferenceCountUtil.release(msg); // cannot happen on a well-formed connection
@@ -161,45 +165,7 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
         if (headDeadline != null) {
             headDeadline.headReceived();
         }
-        if (bundled != null && (request.decoderResult().isFailure()
-                || request.headers().size() > edge.listen().maxHeaderCount())) {
-            bundled.release();
-        }
-        if (request.decoderResult().isFailure()) {
-            Throwable cause = request.decoderResult().cause();
-            if (cause instanceof TooLongHttpHeaderException) {
-                refuseBeforeDecision(431, "request_header_fields_too_large", "Request header fields too large",
-                        "The request's header section is larger than " + edge.listen().maxHeaderBytes()
-                                + " bytes.", "header_too_large");
-            } else if (cause instanceof TooLongHttpLineException) {
-                refuseBeforeDecision(414, "uri_too_long", "URI too long", "The request line is longer than "
-                        + edge.listen().maxRequestLineBytes() + " bytes.", "request_line_too_long");
-            } else {
-                refuseBeforeDecision(400, "bad_request", "Bad request", "The request is not valid HTTP/1.1.",
-                        "malformed");
-            }
-            return;
-        }
-        if (request.headers().size() > edge.listen().maxHeaderCount()) {
-            refuseBeforeDecision(431, "request_header_fields_too_large", "Request header fields too large",
-                    "The request has more than " + edge.listen().maxHeaderCount() + " header fields.",
-                    "too_many_headers");
-            return;
-        }
-        if (!stream && request.protocolVersion().majorVersion() != 1) {
-            // RFC 9110 §15.6.6: HTTP/9.9 (or 2.0 in an HTTP/1 request line) is not a version the edge speaks
-            refuseBeforeDecision(505, "http_version_not_supported", "HTTP version not supported",
-                    "The edge speaks HTTP/1.0, HTTP/1.1 and HTTP/2, not " + request.protocolVersion().text() + ".",
-                    "http_version");
-            return;
-        }
-        String path = normalPath(request, bundled);
-        if (path == null) {
-            return;
-        }
-        if (!stream && !framingAndHostAccepted(request)) {
-            return;
-        }
+        String path = HttpMessages.path(request.uri()); // normalised by the RequestValidator
         long announced = announcedLength(request);
         boolean bodyExpected = stream ? !(request instanceof FullHttpRequest) : announced != 0;
         long receivedNanos = edge.time().nanoTime();
@@ -282,89 +248,6 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
             }
         }
         updateRead();
-    }
-
-    /**
-     * The path the request is routed, costed and forwarded on ({@link RequestPaths}): the request's target is
-     * rewritten to it (query untouched) so the upstream resolves what the edge decided on. A target with a
-     * control byte, an encoded {@code /} or {@code \}, or a broken escape is refused with 400; returns null
-     * then.
-     */
-    private String normalPath(HttpRequest request, LastHttpContent bundled) {
-        String uri = request.uri();
-        String raw = HttpMessages.path(uri);
-        RequestPaths.Result r = RequestPaths.hasControl(uri)
-                ? new RequestPaths.Refused("The request target holds a control character.")
-                : RequestPaths.normalize(raw);
-        if (r instanceof RequestPaths.Refused refused) {
-            if (bundled != null) {
-                bundled.release();
-            }
-            refuseBeforeDecision(400, "bad_request", "Bad request", refused.detail(), "bad_target");
-            return null;
-        }
-        String path = ((RequestPaths.Normal) r).path();
-        if (!path.equals(raw)) {
-            String query = HttpMessages.query(uri);
-            request.setUri(query.isEmpty() && uri.indexOf('?') < 0 ? path : path + "?" + query);
-        }
-        return path;
-    }
-
-    /**
-     * The HTTP/1.1 checks Netty's decoder leaves to the server (it already refuses Content-Length with
-     * Transfer-Encoding, a final coding other than chunked, chunked twice, whitespace before a colon, and
-     * Transfer-Encoding in HTTP/1.0): RFC 9112 §3.2, an HTTP/1.1 request needs exactly one {@code Host} with
-     * a valid value (400); RFC 9112 §6.1, a transfer coding the edge cannot decode ({@code gzip, chunked}) is
-     * 501. Either answer closes the connection. Returns false when it answered.
-     */
-    private boolean framingAndHostAccepted(HttpRequest request) {
-        HttpHeaders h = request.headers();
-        if (request.protocolVersion().equals(HttpVersion.HTTP_1_1)) {
-            Iterator<String> hosts = h.valueStringIterator(HttpHeaderNames.HOST);
-            String problem = null;
-            if (!hosts.hasNext()) {
-                problem = "An HTTP/1.1 request needs a Host field.";
-            } else if (!validHost(hosts.next())) {
-                problem = "The Host field is not a valid host and port.";
-            } else if (hosts.hasNext()) {
-                problem = "The request has more than one Host field.";
-            }
-            if (problem != null) {
-                refuseBeforeDecision(400, "bad_request", "Bad request", problem, "bad_host");
-                return false;
-            }
-        }
-        if (h.contains(HttpHeaderNames.TRANSFER_ENCODING)) {
-            for (String line : h.getAll(HttpHeaderNames.TRANSFER_ENCODING)) {
-                for (String coding : line.split(",")) {
-                    String c = coding.strip();
-                    if (!c.isEmpty() && !c.equalsIgnoreCase("chunked")) {
-                        refuseBeforeDecision(501, "transfer_coding_not_implemented", "Not implemented",
-                                "The edge cannot decode the transfer coding \"" + c + "\"; send the body with "
-                                        + "Content-Length or chunked alone.", "transfer_coding");
-                        return false;
-                    }
-                }
-            }
-        }
-        return true;
-    }
-
-    /**
-     * RFC 9112 §3.2: {@code uri-host [ ":" port ]} (RFC 3986 reg-name, IPv4 or a bracketed IP literal; empty
-     * is allowed). A comma is refused: it is what two Host lines folded into one look like.
-     */
-    static boolean validHost(String value) {
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-                    || "-._~!$&'()*+;=%:[]".indexOf(c) >= 0;
-            if (!ok) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /**

@@ -76,7 +76,8 @@ final class ProtocolDetector extends ByteToMessageDecoder {
         RequestHeadDeadline deadline = new RequestHeadDeadline(edge.listen().requestHeadTimeout());
         p.addAfter(p.context(this).name(), "head-deadline", deadline);
         p.addAfter("head-deadline", "http1", new HttpServerCodec(decoder));
-        p.addAfter("http1", "edge", new EdgeHandler(edge, false, deadline, null));
+        p.addAfter("http1", "validate", new RequestValidator(edge.listen(), false));
+        p.addAfter("validate", "edge", new EdgeHandler(edge, false, deadline, null));
     }
 
     private void http2(ChannelPipeline p) {
@@ -92,6 +93,7 @@ final class ProtocolDetector extends ByteToMessageDecoder {
             @Override
             protected void initChannel(Http2StreamChannel ch) {
                 ch.pipeline().addLast(new Http2StreamFrameToHttpObjectCodec(true, true));
+                ch.pipeline().addLast(new RequestValidator(edge.listen(), true));
                 ch.pipeline().addLast(new EdgeHandler(edge, true, null, gate));
             }
         }));

@@ -14,7 +14,10 @@ import dev.sluice.time.ManualTimeSource;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Headers;
 import java.io.IOException;
+import java.io.DataInputStream;
 import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -139,5 +142,76 @@ class ConnectionErrorsHttpTest {
                     .until(() -> flooded.metrics().contains(line));
         }
         assertThat(TailWatch.edgeWarnings()).isEqualTo(tailWarningsBefore);
+    }
+
+    /**
+     * RFC 9113 §5.1.2: a stream beyond SETTINGS_MAX_CONCURRENT_STREAMS (256 at the edge) is refused with
+     * REFUSED_STREAM, unprocessed. Those resets are the edge's own, not a client's rapid reset: 1,000 streams
+     * opened in one write get 744 refusals and no GOAWAY, and the connection then serves the next stream.
+     */
+    @Test
+    void aThousandStreamsOpenedAtOnceAreRefusedBeyondTheLimitWithoutGoAway() throws IOException {
+        try (Socket s = new Socket("127.0.0.1", edge.server.port())) {
+            s.setSoTimeout(10_000);
+            OutputStream out = s.getOutputStream();
+            DataInputStream in = new DataInputStream(s.getInputStream());
+            out.write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.write(frame(0x4, 0, 0, new byte[0])); // SETTINGS, empty
+            // a connection window large enough for every answer: answered streams close, and free their place
+            out.write(frame(0x8, 0, 0, ByteBuffer.allocate(4).putInt(0x4000_0000).array()));
+            out.flush();
+            // the edge's limit applies once its SETTINGS are acknowledged (RFC 9113 §6.5.3)
+            int[] f = readFrame(in);
+            while (!(f[0] == 0x4 && (f[1] & 0x1) == 0)) {
+                f = readFrame(in);
+            }
+            out.write(frame(0x4, 0x1, 0, new byte[0]));
+            java.io.ByteArrayOutputStream burst = new java.io.ByteArrayOutputStream();
+            for (int i = 0; i < 1_000; i++) {
+                burst.writeBytes(frame(0x1, 0x5, 2 * i + 1, GET_SLASH)); // HEADERS, END_STREAM | END_HEADERS
+            }
+            out.write(burst.toByteArray());
+            out.flush();
+            int refused = 0;
+            while (refused < 744) {
+                f = readFrame(in);
+                assertThat(f[0]).as("GOAWAY (error %d) after %d refusals", f[3], refused).isNotEqualTo(0x7);
+                if (f[0] == 0x3 && f[3] == 0x7) { // RST_STREAM REFUSED_STREAM
+                    refused++;
+                }
+            }
+            out.write(frame(0x1, 0x5, 2_001, GET_SLASH));
+            out.flush();
+            do {
+                f = readFrame(in);
+                assertThat(f[0]).as("GOAWAY (error %d)", f[3]).isNotEqualTo(0x7);
+            } while (!(f[0] == 0x1 && f[2] == 2_001));
+        }
+        assertThat(edge.metrics()).doesNotContain("http2_enhance_your_calm");
+    }
+
+    /** HPACK (RFC 7541 Appendix A, static table): :method GET, :scheme http, :path /, :authority edge. */
+    private static final byte[] GET_SLASH = {(byte) 0x82, (byte) 0x86, (byte) 0x84, 0x01, 0x04, 'e', 'd', 'g', 'e'};
+
+    private static byte[] frame(int type, int flags, int streamId, byte[] payload) {
+        return ByteBuffer.allocate(9 + payload.length).put((byte) (payload.length >>> 16))
+                .put((byte) (payload.length >>> 8)).put((byte) payload.length).put((byte) type).put((byte) flags)
+                .putInt(streamId).put(payload).array();
+    }
+
+    /** One frame: its type, flags, stream id, and the first 32-bit word of its payload (an error code). */
+    private static int[] readFrame(DataInputStream in) throws IOException {
+        int length = in.readUnsignedByte() << 16 | in.readUnsignedShort();
+        int type = in.readUnsignedByte();
+        int flags = in.readUnsignedByte();
+        int stream = in.readInt() & 0x7fff_ffff;
+        byte[] payload = in.readNBytes(length);
+        int word = 0;
+        if (type == 0x3 && length >= 4) {
+            word = ByteBuffer.wrap(payload).getInt();
+        } else if (type == 0x7 && length >= 8) {
+            word = ByteBuffer.wrap(payload).getInt(4);
+        }
+        return new int[] {type, flags, stream, word};
     }
 }

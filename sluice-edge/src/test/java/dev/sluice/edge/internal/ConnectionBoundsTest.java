@@ -1,8 +1,14 @@
 package dev.sluice.edge.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.edge.metrics.EdgeMetrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http2.Http2Error;
+import java.io.IOException;
+import java.util.concurrent.TimeUnit;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -44,5 +50,30 @@ class ConnectionBoundsTest {
         assertThat(EdgeHttp2FrameCodec.ClientCausedResets.counted(Http2Error.PROTOCOL_ERROR.code())).isTrue();
         assertThat(EdgeHttp2FrameCodec.ClientCausedResets.counted(Http2Error.STREAM_CLOSED.code())).isTrue();
         assertThat(EdgeHttp2FrameCodec.ClientCausedResets.counted(Http2Error.FLOW_CONTROL_ERROR.code())).isTrue();
+    }
+
+    @Test
+    void failedAcceptsAreCountedAndPauseAcceptingForASecond() {
+        // out of file descriptors (EMFILE): each failed accept is counted; accepting pauses 1 s instead of
+        // failing again at once (and logging each failure with its stack trace)
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        EdgeContext edge = new EdgeContext(null, null, new EdgeMetrics(registry), null, null, null, null);
+        EmbeddedChannel server = new EmbeddedChannel(ServerInitializers.acceptErrors(edge));
+        for (int i = 0; i < 3; i++) {
+            server.pipeline().fireExceptionCaught(new IOException("Too many open files"));
+        }
+        assertThat(registry.get("sluice.edge.rejected.connections").tag("reason", "accept_failed").counter().count())
+                .isEqualTo(3.0);
+        assertThat(server.config().isAutoRead()).isFalse();
+        server.advanceTimeBy(500, TimeUnit.MILLISECONDS); // the embedded loop's clock also moves in real time
+        server.runScheduledPendingTasks();
+        assertThat(server.config().isAutoRead()).isFalse();
+        server.advanceTimeBy(600, TimeUnit.MILLISECONDS);
+        server.runScheduledPendingTasks();
+        assertThat(server.config().isAutoRead()).isTrue();
+        // anything else is not an accept failure: passed on
+        server.pipeline().fireExceptionCaught(new IllegalStateException("a bug"));
+        assertThatThrownBy(server::checkException).isInstanceOf(IllegalStateException.class);
+        server.finishAndReleaseAll();
     }
 }

@@ -1,12 +1,9 @@
 package dev.sluice.spring.boot.client;
 
-import dev.sluice.client.ClientConfig;
-import dev.sluice.client.PacerConfig;
 import dev.sluice.client.core.ClientStats;
-import dev.sluice.client.core.CoreEnvironment;
-import dev.sluice.client.transport.CallDriver;
 import dev.sluice.client.transport.ResponseAnswers;
 import dev.sluice.spring.boot.SluiceClientProperties;
+import dev.sluice.time.TimeSource;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -15,34 +12,32 @@ import org.springframework.boot.restclient.RestClientCustomizer;
 import org.springframework.web.client.RestClient;
 
 /**
- * One SDK core per named API of {@code sluice.clients.<name>} (its own pacer, budget, throttle and
- * queue: one provider limit each), and the {@code RestClient} builders that send through it.
+ * The {@code RestClient} builders of the named APIs of {@code sluice.clients.<name>}, each sending
+ * through its API's SDK core ({@link SluiceApis}: its own pacer, budget, throttle and queue).
  *
  * <pre>{@code
  * RestClient shiplane = sluiceRestClients.builder("shiplane").build();   // base-url, pacing, retries
  * }</pre>
- * Thread-safe. The cores' timers stop when the application context closes.
+ * Thread-safe. The cores belong to {@link SluiceApis}.
  */
-public final class SluiceRestClients implements AutoCloseable {
+public final class SluiceRestClients {
 
-    private final Map<String, SluiceClientProperties> apis;
+    private final SluiceApis apis;
     private final Map<String, SluiceClientHttpRequestInterceptor> interceptors = new TreeMap<>();
     private final ObjectProvider<RestClient.Builder> builders;
 
-    public SluiceRestClients(Map<String, SluiceClientProperties> apis, ObjectProvider<RestClient.Builder> builders,
-            CoreEnvironment environment) {
-        this.apis = Map.copyOf(apis);
+    /**
+     * @param apis the named APIs and their cores
+     * @param builders the application's {@code RestClient.Builder} (each builder is a clone of it);
+     *     when there is none, {@code RestClient.builder()}
+     * @param time the wall clock error answers are read with (the cores' own)
+     */
+    public SluiceRestClients(SluiceApis apis, ObjectProvider<RestClient.Builder> builders, TimeSource time) {
+        this.apis = apis;
         this.builders = builders;
-        for (Map.Entry<String, SluiceClientProperties> e : this.apis.entrySet()) {
-            SluiceClientProperties p = e.getValue();
-            ClientConfig config = ClientConfig.defaults();
-            if (p.pacer() != null && p.pacer().rate() != null) {
-                double burst = p.pacer().burst() != null ? p.pacer().burst() : p.pacer().rate();
-                config = config.withPacer(PacerConfig.documented(p.pacer().rate(), burst));
-            }
-            interceptors.put(e.getKey(), new SluiceClientHttpRequestInterceptor(
-                    CallDriver.create(config, environment, null), environment.time(), ResponseAnswers.standard(),
-                    p.deadline()));
+        for (String name : apis.names()) {
+            interceptors.put(name, new SluiceClientHttpRequestInterceptor(apis.driver(name), time,
+                    ResponseAnswers.standard(), apis.properties(name).deadline()));
         }
     }
 
@@ -66,7 +61,7 @@ public final class SluiceRestClients implements AutoCloseable {
     /** The customizer that points a builder at API {@code name}: its base URL and its interceptor. */
     public RestClientCustomizer customizer(String name) {
         SluiceClientHttpRequestInterceptor interceptor = interceptor(name);
-        SluiceClientProperties p = apis.get(name);
+        SluiceClientProperties p = apis.properties(name);
         return b -> {
             if (p.baseUrl() != null) {
                 b.baseUrl(p.baseUrl().toString());
@@ -75,7 +70,11 @@ public final class SluiceRestClients implements AutoCloseable {
         };
     }
 
-    /** The interceptor of API {@code name}. */
+    /**
+     * The interceptor of API {@code name}.
+     *
+     * @throws IllegalArgumentException if {@code sluice.clients.<name>} is not configured
+     */
     public SluiceClientHttpRequestInterceptor interceptor(String name) {
         SluiceClientHttpRequestInterceptor i = interceptors.get(name);
         if (i == null) {
@@ -84,13 +83,8 @@ public final class SluiceRestClients implements AutoCloseable {
         return i;
     }
 
-    /** The SDK counters of API {@code name}. */
+    /** The SDK counters of API {@code name} (shared with its {@code WebClient}s). */
     public ClientStats stats(String name) {
-        return interceptor(name).driver().stats();
-    }
-
-    @Override
-    public void close() {
-        interceptors.values().forEach(i -> i.driver().close());
+        return apis.stats(name);
     }
 }
