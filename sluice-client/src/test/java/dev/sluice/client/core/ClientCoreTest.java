@@ -229,7 +229,9 @@ class ClientCoreTest {
     @Test
     void eightConsecutiveOverloadsNeverTouchQuotaOrPacingStateR09() {
         // R09: 503/529 without Retry-After: full-jitter backoff only, no QuotaExceeded, no cooldown
-        ClientConfig config = NO_THROTTLE.withBudget(RetryBudgetConfig.defaults())
+        // four calls' eight attempts within seconds: the budget's spread window (2 retries per 5 s at
+        // this rate) is not what this test is about
+        ClientConfig config = NO_THROTTLE.withBudget(RetryBudgetConfig.defaults().withSpreadWindow(Duration.ZERO))
                 .withPacer(PacerConfig.documented(10, 10).withPaceFraction(1.0));
         CoreHarness h = new CoreHarness(config).server(s -> response(Snapshots.overloaded(s.attempt() % 2 == 0 ? 529 : 503, null)));
         List<Long> ids = new ArrayList<>();
@@ -276,7 +278,10 @@ class ClientCoreTest {
 
     @Test
     void aCallersRepeatedCallsWithOneKeyStopAtFiveAttemptsInTotal() {
-        CoreHarness h = new CoreHarness(NO_THROTTLE).server(s -> response(Snapshots.overloaded(503, null)));
+        // the harness runs until idle, so the repeated calls come within seconds: the budget's spread
+        // window would refuse the second call's retry before the key's cap, which is what is tested here
+        CoreHarness h = new CoreHarness(NO_THROTTLE.withBudget(RetryBudgetConfig.defaults().withSpreadWindow(Duration.ZERO)))
+                .server(s -> response(Snapshots.overloaded(503, null)));
         long first = h.open(post().withIdempotencyKey("K-caller"));
         h.run(Duration.ofMinutes(2));
         long second = h.open(post().withIdempotencyKey("K-caller"));

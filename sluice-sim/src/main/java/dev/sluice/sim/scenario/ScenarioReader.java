@@ -499,9 +499,10 @@ public final class ScenarioReader {
         Section bu = s.section("budget", "budget: enabled, ratio, window, min-retries",
                 Set.of("enabled", "ratio", "window", "min-retries"));
         boolean budgetEnabled = bu.bool("enabled", b.budgetEnabled());
-        RetryBudgetConfig budget = new RetryBudgetConfig(
-                bu.number("ratio", c.budget().ratio(), 0, 1000), atLeastASecond(bu, "window", c.budget().window()),
-                (int) bu.integer("min-retries", c.budget().minRetries(), 0, 1_000_000));
+        Duration budgetWindow = atLeastASecond(bu, "window", c.budget().window());
+        Duration spread = c.budget().spreadWindow().compareTo(budgetWindow) > 0 ? budgetWindow : c.budget().spreadWindow();
+        RetryBudgetConfig budget = new RetryBudgetConfig(bu.number("ratio", c.budget().ratio(), 0, 1000), budgetWindow,
+                (int) bu.integer("min-retries", c.budget().minRetries(), 0, 1_000_000), spread);
         Section t = s.section("throttle", "throttle: enabled, k, window, valves",
                 Set.of("enabled", "k", "window", "valves"));
         ThrottleConfig throttle = new ThrottleConfig(

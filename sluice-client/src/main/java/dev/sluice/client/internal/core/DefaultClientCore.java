@@ -545,7 +545,9 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
                     new RetryBudgetExhaustedException("retry budget spent: retries over the last "
                             + config.budget().window().toSeconds() + " s reached "
                             + Math.round(config.budget().ratio() * 100) + " % of requests or the floor of "
-                            + config.budget().minRetries() + ", whichever is more (SPEC §4.2)",
+                            + config.budget().minRetries() + ", whichever is more"
+                            + (config.budget().spreads() ? ", or over the last "
+                                    + config.budget().spreadWindow().toMillis() + " ms" : "") + " (SPEC §4.2, §8)",
                             RetryBudgetExhaustedException.Scope.CLIENT_RETRY_BUDGET, null, call.lastStatus,
                             call.lastSnapshot, call.attempts)));
         }

@@ -20,9 +20,12 @@ public enum ClientKind {
      */
     CAREFUL("careful", "the JDK client with a careful retry: 3 attempts on 429 rate_limited, 503 and errors,"
             + " Retry-After + jitter, never a spent quota, the same Idempotency-Key; no budget, throttle or pacing"),
-    /** The Sluice SDK with its defaults, its pacer seeded from {@code GET /v1/usage}. */
+    /**
+     * The Sluice SDK with its defaults, its pacer seeded from {@code GET /v1/usage}, the clients of one
+     * key sharing one retry budget (SPEC §4.8).
+     */
     SDK("Sluice SDK", "the Sluice SDK (SluiceHttpClient) with its defaults, one per client, its pacer seeded from"
-            + " GET /v1/usage");
+            + " GET /v1/usage, the clients of one key sharing one retry budget (SPEC 4.8)");
 
     private final String label;
     private final String description;

@@ -5,10 +5,12 @@ import dev.sluice.client.LocallyThrottledException;
 import dev.sluice.client.OverloadedException;
 import dev.sluice.client.QuotaExceededException;
 import dev.sluice.client.RateLimitedException;
+import dev.sluice.client.RetryBudgetConfig;
 import dev.sluice.client.RetryBudgetExhaustedException;
 import dev.sluice.client.ShedException;
 import dev.sluice.client.SluiceException;
 import dev.sluice.client.SluiceHttpClient;
+import dev.sluice.client.spi.RetryBudgetStore;
 import dev.sluice.client.spi.Scheduler;
 import dev.sluice.time.TimeSource;
 import java.io.IOException;
@@ -17,9 +19,11 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -31,7 +35,9 @@ import java.util.random.RandomGenerator;
  * {@link SluiceHttpClient} with the SDK's defaults (its own pacer, retry budget and adaptive
  * throttle, SPEC §4), a call deadline, and its pacer seeded from {@code GET /v1/usage} before the
  * run starts (SPEC §4.6), all sending through the client's counted JDK client and sharing one
- * scheduler thread. How each call ended comes from its result or its typed exception; the wire tap
+ * scheduler thread. The clients of one API key are instances of one application sharing that key's
+ * limit, so they share one retry budget ({@link RetryBudgetStore#inMemory}, SPEC §4.8: the in-process
+ * stand-in for the Redis store several processes would share). How each call ended comes from its result or its typed exception; the wire tap
  * counts its attempts and retries like any other client's.
  */
 public final class SdkTransport implements CallTransport {
@@ -63,11 +69,15 @@ public final class SdkTransport implements CallTransport {
         executor.setRemoveOnCancelPolicy(true);
         Scheduler scheduler = new SharedScheduler(executor);
         URI usage = URI.create(edge + "/v1/usage");
+        Map<String, RetryBudgetStore> budgets = new ConcurrentHashMap<>();
         return new Factory() {
             @Override
             public CallTransport create(ClientSpec spec, HttpClient http, RandomGenerator random) {
+                RetryBudgetStore budget = budgets.computeIfAbsent(spec.apiKey(),
+                        k -> RetryBudgetStore.inMemory(RetryBudgetConfig.defaults()));
                 SluiceHttpClient client = SluiceHttpClient.builder()
                         .httpClient(http)
+                        .retryBudgetStore(budget)
                         .scheduler(scheduler)
                         .time(time)
                         .random(random)
