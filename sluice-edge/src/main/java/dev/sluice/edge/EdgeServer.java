@@ -19,6 +19,7 @@ import dev.sluice.edge.internal.ConfigWatcher;
 import dev.sluice.edge.internal.DateField;
 import dev.sluice.edge.internal.EdgeContext;
 import dev.sluice.edge.internal.ServerInitializers;
+import dev.sluice.edge.internal.ServerTls;
 import dev.sluice.edge.internal.Transports;
 import dev.sluice.edge.internal.UpstreamPool;
 import dev.sluice.edge.metrics.EdgeMetrics;
@@ -39,13 +40,15 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A running Sluice edge (SPEC §3): an HTTP/1.1 and h2c (prior knowledge) reverse proxy on one port
- * that decides per API key from the request head, before any body byte is read, and answers with
+ * A running Sluice edge (SPEC §3): an HTTP/1.1 and h2c (prior knowledge) reverse proxy on one port, or
+ * with {@code listen.tls} an HTTPS one (HTTP/2 or HTTP/1.1 by ALPN, the certificate reloaded when its files
+ * change), that decides per API key from the request head, before any body byte is read, and answers with
  * {@code RateLimit-Policy} / {@code RateLimit} on every response to a key, RFC 9457 problems on
  * rejections, and {@code GET /v1/usage} from limiter state; plus an admin port with Prometheus
  * metrics.
@@ -94,6 +97,7 @@ public final class EdgeServer implements AutoCloseable {
     private RetryLoopEscalation escalation;
     private IdempotencyStore idempotencyStore;
     private boolean ownsIdempotencyStore;
+    private ServerTls tls; // null: plain HTTP/1.1 and h2c
 
     private EdgeServer(EventLoopGroup group, Channel server, Channel admin, ChannelGroup connections, UpstreamPool pool,
             EdgeDecider decider, LimiterStore store, boolean ownsStore, PrometheusMeterRegistry registry,
@@ -123,8 +127,9 @@ public final class EdgeServer implements AutoCloseable {
      * this module does not depend on Redis). Every plan is checked by the store's
      * {@link LimiterStore#validate} first.
      *
-     * @throws IllegalStateException when a port cannot be bound, the transport cannot load, or the
-     *     configuration names a shared store and none was passed; nothing is left running then
+     * @throws IllegalStateException when a port cannot be bound, the transport cannot load, the configuration
+     *     names a shared store and none was passed, or a TLS file ({@code listen.tls}, {@code upstream.ca-file})
+     *     cannot be used (the message names it); nothing is left running then
      * @throws ConfigException when the store refuses a plan (each named by file, line and field)
      */
     public static EdgeServer start(EdgeConfig config, EdgeOptions options) {
@@ -136,6 +141,9 @@ public final class EdgeServer implements AutoCloseable {
         }
         options.store().ifPresent(s -> config.validatePlans(s::validate));
         Transports transports = Transports.select(config.listen().transport());
+        // first: a malformed certificate refuses the start before anything runs
+        ServerTls tls = config.listen().tls().map(t -> ServerTls.load(t, config.listen().requestHeadTimeout()))
+                .orElse(null);
         int threads = config.listen().ioThreads() > 0 ? config.listen().ioThreads()
                 : Runtime.getRuntime().availableProcessors();
         LimiterStore store = options.store().orElseGet(() -> new InMemoryLimiterStore(options.time()));
@@ -173,7 +181,7 @@ public final class EdgeServer implements AutoCloseable {
                     .option(ChannelOption.SO_BACKLOG, 1024)
                     .option(ChannelOption.SO_REUSEADDR, true)
                     .childOption(ChannelOption.TCP_NODELAY, true)
-                    .childHandler(ServerInitializers.edge(context, connections)),
+                    .childHandler(ServerInitializers.edge(context, connections, tls)),
                     config.listen().host(), config.listen().port(), "listen");
             Channel admin = null;
             if (config.admin().isPresent()) {
@@ -194,11 +202,15 @@ public final class EdgeServer implements AutoCloseable {
             edge.escalation = escalation;
             edge.idempotencyStore = idempotencyStore;
             edge.ownsIdempotencyStore = options.idempotencyStore().isEmpty();
+            if (tls != null) {
+                tls.watch();
+                edge.tls = tls;
+            }
             if (options.watchConfig() && config.source().isPresent()) {
                 edge.watcher = ConfigWatcher.start(config.files(), edge::reloadQuietly);
             }
-            LOG.info("edge listening on {} ({}, {} event loops), admin {}, upstream {}", server.localAddress(),
-                    transports.name(), threads, admin == null ? "off" : admin.localAddress(), config.upstream().url());
+            LOG.info("edge listening on {} ({}, {}, {} event loops), admin {}, upstream {}", server.localAddress(),
+                    tls == null ? "http" : "https", transports.name(), threads, admin == null ? "off" : admin.localAddress(), config.upstream().url());
             return edge;
         } catch (RuntimeException e) {
             if (pool != null) {
@@ -222,6 +234,32 @@ public final class EdgeServer implements AutoCloseable {
                     + f.cause().getMessage(), f.cause());
         }
         return f.channel();
+    }
+
+    /** {@code https} when the listener serves TLS ({@code listen.tls}), else {@code http}. */
+    public String scheme() {
+        return tls == null ? "http" : "https";
+    }
+
+    /**
+     * The leaf certificate new HTTPS connections are served (it changes when its files do), or empty
+     * without {@code listen.tls}.
+     */
+    public Optional<java.security.cert.X509Certificate> certificate() {
+        return Optional.ofNullable(tls).map(ServerTls::certificate);
+    }
+
+    /**
+     * Loads {@code listen.tls}'s certificate and key again, as a change of the files does.
+     *
+     * @return whether the new pair is in force (when not, the previous one stays and one warning says why)
+     * @throws IllegalStateException without {@code listen.tls}
+     */
+    public boolean reloadCertificate() {
+        if (tls == null) {
+            throw new IllegalStateException("the listener has no tls section");
+        }
+        return tls.reload();
     }
 
     /** The public port the edge listens on (the bound one when the configuration said 0). */
@@ -321,6 +359,9 @@ public final class EdgeServer implements AutoCloseable {
     public void close() {
         if (watcher != null) {
             watcher.close();
+        }
+        if (tls != null) {
+            tls.close();
         }
         server.close().syncUninterruptibly();
         if (admin != null) {

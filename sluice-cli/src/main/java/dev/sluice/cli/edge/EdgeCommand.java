@@ -132,7 +132,8 @@ public final class EdgeCommand implements Callable<Integer> {
         // host:port as configured, with the port bound ("0.0.0.0:8080", "[::1]:8080"), not the socket's
         // "/[0:0:0:0:0:0:0:0]:8080"
         HostPort listening = new HostPort(c.listen().host(), edge.address().getPort());
-        out.println("sluice edge: listening on " + listening + " (" + edge.transport() + "), metrics on "
+        out.println("sluice edge: listening on " + listening + " (" + (edge.scheme().equals("https") ? "https, " : "")
+                + edge.transport() + "), metrics on "
                 + (edge.adminPort() < 0 ? "off" : c.admin().orElseThrow().host() + ":" + edge.adminPort() + "/metrics")
                 + ", upstream " + c.upstream().url() + ", store " + c.store()
                 + (records.isPresent() ? " (idempotency records too)" : ""));

@@ -58,10 +58,11 @@ public final class EdgeConfigReader {
             "max-header-count", "max-header-bytes", "max-request-line-bytes", "drain-bound-bytes", "transport",
             "io-threads", "request-head-timeout", "body-idle-timeout", "max-connections-per-ip", "max-connections",
             "min-body-rate", "min-body-rate-window", "write-timeout", "max-upstream-streams-per-connection",
-            "trusted-proxies"));
+            "trusted-proxies", "tls"));
+    private static final Set<String> TLS = new LinkedHashSet<>(List.of("certificate", "private-key"));
     private static final Set<String> ADMIN = new LinkedHashSet<>(List.of("host", "port"));
     private static final Set<String> UPSTREAM = new LinkedHashSet<>(List.of("url", "connect-timeout",
-            "response-timeout", "pool-size"));
+            "response-timeout", "pool-size", "ca-file", "verify-certificate"));
     private static final Set<String> PROBLEM = new LinkedHashSet<>(List.of("base-uri", "types"));
     private static final Set<String> SOFT_LIMIT = Set.of("threshold-percent");
     private static final Set<String> ANONYMOUS = Set.of("plan");
@@ -178,8 +179,39 @@ public final class EdgeConfigReader {
                 d.maxUpstreamStreamsPerConnection(), problems);
         TrustedProxies trusted = node.get("trusted-proxies").map(n -> readTrustedProxies(n, problems))
                 .orElse(d.trustedProxies());
+        Optional<TlsConfig> tls = node.get("tls").flatMap(n -> readTls(n, problems));
         return new ListenConfig(host, port, idle, headerCount, headerBytes, lineBytes, drain, transport, threads, head,
-                bodyIdle, perIp, maxConnections, minRate, rateWindow, writeTimeout, streams, trusted);
+                bodyIdle, perIp, maxConnections, minRate, rateWindow, writeTimeout, streams, trusted, tls);
+    }
+
+    /** {@code {certificate: path, private-key: path}}, both required; relative paths against the file's folder. */
+    private static Optional<TlsConfig> readTls(ConfigNode node, ConfigProblems problems) {
+        if (!node.expectMapping(problems, "certificate and private-key (PEM files)")) {
+            return Optional.empty();
+        }
+        node.rejectUnknownFields(problems, TLS);
+        Optional<Path> certificate = requiredPath(node, "certificate", problems);
+        Optional<Path> key = requiredPath(node, "private-key", problems);
+        return certificate.isPresent() && key.isPresent()
+                ? Optional.of(new TlsConfig(certificate.get(), key.get())) : Optional.empty();
+    }
+
+    private static Optional<Path> requiredPath(ConfigNode node, String field, ConfigProblems problems) {
+        Optional<ConfigNode> n = node.get(field);
+        if (n.isEmpty()) {
+            problems.add(node, field + ": required (a PEM file)");
+            return Optional.empty();
+        }
+        return path(n.get(), problems);
+    }
+
+    private static Optional<Path> path(ConfigNode n, ConfigProblems problems) {
+        Optional<String> text = n.asText(problems);
+        if (text.isPresent() && text.get().isBlank()) {
+            problems.add(n, "must be a file path");
+            return Optional.empty();
+        }
+        return text.map(t -> n.resolve(t.strip()).normalize());
     }
 
     /** {@code [10.0.0.0/8, "::1"]}: each entry an address or CIDR block, named at its line when it is not. */
@@ -258,7 +290,13 @@ public final class EdgeConfigReader {
         Duration response = node.get("response-timeout").flatMap(n -> readDuration(n, problems))
                 .orElse(d.responseTimeout());
         int pool = (int) intField(node, "pool-size", 1, 100_000, d.poolSize(), problems);
-        return new UpstreamConfig(url, connect, response, pool);
+        Optional<Path> caFile = node.get("ca-file").flatMap(n -> path(n, problems));
+        boolean verify = node.get("verify-certificate").flatMap(n -> n.asBoolean(problems)).orElse(true);
+        if ((caFile.isPresent() || !verify) && !url.getScheme().equalsIgnoreCase("https")) {
+            problems.add(node.get("ca-file").or(() -> node.get("verify-certificate")).orElseThrow(),
+                    "applies to an https:// url only");
+        }
+        return new UpstreamConfig(url, connect, response, pool, caFile, verify);
     }
 
     /** {@code memory}, {@code redis://host:port}, or a mapping: {@code url} and the settings of {@link StoreConfig}. */

@@ -3,10 +3,11 @@ package dev.sluice.edge.config;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
- * The {@code listen} section: where the edge accepts HTTP/1.1 and h2c (prior knowledge) on one port,
- * and the limits that protect it from bad input.
+ * The {@code listen} section: where the edge accepts HTTP/1.1 and h2c (prior knowledge) on one port, or
+ * with {@code tls} HTTPS with HTTP/2 or HTTP/1.1 by ALPN, and the limits that protect it from bad input.
  *
  * <pre>{@code
  * listen: 0.0.0.0:8080          # or just 8080, or the mapping below
@@ -34,6 +35,9 @@ import java.util.Objects;
  *   trusted-proxies: []         # peers (CIDR) whose X-Forwarded-* / Forwarded fields are kept
  *   transport: auto             # auto | nio | epoll
  *   io-threads: 0               # 0: one per core
+ *   tls:                        # absent: plain HTTP/1.1 and h2c; see TlsConfig
+ *     certificate: cert.pem
+ *     private-key: key.pem
  * }</pre>
  *
  * @param host the address to bind ({@code 0.0.0.0} for all)
@@ -68,12 +72,13 @@ import java.util.Objects;
  *     {@code upstream.connect-timeout} and the request's deadline), so one connection cannot take the pool
  * @param trustedProxies the peers whose forwarding fields ({@code X-Forwarded-For/-Proto/-Host},
  *     {@code Forwarded}) are passed on; from any other peer they are removed and replaced by the edge's own
+ * @param tls HTTPS on this listener, or empty for plain HTTP/1.1 and h2c
  */
 public record ListenConfig(String host, int port, Duration idleTimeout, int maxHeaderCount, int maxHeaderBytes,
         int maxRequestLineBytes, long drainBoundBytes, Transport transport, int ioThreads,
         Duration requestHeadTimeout, Duration bodyIdleTimeout, int maxConnectionsPerIp, int maxConnections,
         long minBodyRateBytesPerSecond, Duration minBodyRateWindow, Duration writeTimeout,
-        int maxUpstreamStreamsPerConnection, TrustedProxies trustedProxies) {
+        int maxUpstreamStreamsPerConnection, TrustedProxies trustedProxies, Optional<TlsConfig> tls) {
 
     /** Which socket implementation the edge uses. */
     public enum Transport {
@@ -140,6 +145,7 @@ public record ListenConfig(String host, int port, Duration idleTimeout, int maxH
         Objects.requireNonNull(minBodyRateWindow, "minBodyRateWindow");
         Objects.requireNonNull(writeTimeout, "writeTimeout");
         Objects.requireNonNull(trustedProxies, "trustedProxies");
+        Objects.requireNonNull(tls, "tls");
         if (port < 0 || port > 65_535) {
             throw new IllegalArgumentException("port: must be in 0..65535, was " + port);
         }
@@ -161,6 +167,18 @@ public record ListenConfig(String host, int port, Duration idleTimeout, int maxH
             throw new IllegalArgumentException("max-upstream-streams-per-connection: must be >= 1, was "
                     + maxUpstreamStreamsPerConnection);
         }
+    }
+
+    /** The section without TLS (plain HTTP/1.1 and h2c). */
+    public ListenConfig(String host, int port, Duration idleTimeout, int maxHeaderCount, int maxHeaderBytes,
+            int maxRequestLineBytes, long drainBoundBytes, Transport transport, int ioThreads,
+            Duration requestHeadTimeout, Duration bodyIdleTimeout, int maxConnectionsPerIp, int maxConnections,
+            long minBodyRateBytesPerSecond, Duration minBodyRateWindow, Duration writeTimeout,
+            int maxUpstreamStreamsPerConnection, TrustedProxies trustedProxies) {
+        this(host, port, idleTimeout, maxHeaderCount, maxHeaderBytes, maxRequestLineBytes, drainBoundBytes, transport,
+                ioThreads, requestHeadTimeout, bodyIdleTimeout, maxConnectionsPerIp, maxConnections,
+                minBodyRateBytesPerSecond, minBodyRateWindow, writeTimeout, maxUpstreamStreamsPerConnection,
+                trustedProxies, Optional.empty());
     }
 
     /** The section of the previous release: the bounds added since at their defaults. */
@@ -186,7 +204,7 @@ public record ListenConfig(String host, int port, Duration idleTimeout, int maxH
         return new ListenConfig(host, newPort, idleTimeout, maxHeaderCount, maxHeaderBytes, maxRequestLineBytes,
                 drainBoundBytes, transport, ioThreads, requestHeadTimeout, bodyIdleTimeout, maxConnectionsPerIp,
                 maxConnections, minBodyRateBytesPerSecond, minBodyRateWindow, writeTimeout,
-                maxUpstreamStreamsPerConnection, trustedProxies);
+                maxUpstreamStreamsPerConnection, trustedProxies, tls);
     }
 
     /** This section with another bind address. */
@@ -194,6 +212,14 @@ public record ListenConfig(String host, int port, Duration idleTimeout, int maxH
         return new ListenConfig(newHost, port, idleTimeout, maxHeaderCount, maxHeaderBytes, maxRequestLineBytes,
                 drainBoundBytes, transport, ioThreads, requestHeadTimeout, bodyIdleTimeout, maxConnectionsPerIp,
                 maxConnections, minBodyRateBytesPerSecond, minBodyRateWindow, writeTimeout,
-                maxUpstreamStreamsPerConnection, trustedProxies);
+                maxUpstreamStreamsPerConnection, trustedProxies, tls);
+    }
+
+    /** This section serving HTTPS with {@code newTls} (empty: plain HTTP/1.1 and h2c). */
+    public ListenConfig withTls(Optional<TlsConfig> newTls) {
+        return new ListenConfig(host, port, idleTimeout, maxHeaderCount, maxHeaderBytes, maxRequestLineBytes,
+                drainBoundBytes, transport, ioThreads, requestHeadTimeout, bodyIdleTimeout, maxConnectionsPerIp,
+                maxConnections, minBodyRateBytesPerSecond, minBodyRateWindow, writeTimeout,
+                maxUpstreamStreamsPerConnection, trustedProxies, newTls);
     }
 }

@@ -6,7 +6,9 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.http2.Http2Exception;
+import io.netty.handler.ssl.NotSslRecordException;
 import java.io.IOException;
+import javax.net.ssl.SSLException;
 import java.util.Locale;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,9 +52,14 @@ final class ConnectionErrors extends ChannelInboundHandlerAdapter {
     /**
      * The metric kind of an error a client (or its network) causes: {@code io} (reset, broken pipe),
      * {@code http2_<error>} (an HTTP/2 connection or stream error, e.g. {@code http2_enhance_your_calm}),
-     * {@code decoder} (bytes no codec can read); {@code null} for anything else.
+     * {@code tls} (a failed handshake, bytes that are not TLS on an HTTPS listener), {@code decoder} (bytes no
+     * codec can read); {@code null} for anything else.
      */
     static String clientCaused(Throwable cause) {
+        if (cause instanceof SSLException || cause.getCause() instanceof SSLException
+                || cause instanceof NotSslRecordException || cause.getCause() instanceof NotSslRecordException) {
+            return "tls"; // a failed handshake, plain HTTP on the HTTPS port, a bad record
+        }
         if (cause instanceof IOException) {
             return "io";
         }

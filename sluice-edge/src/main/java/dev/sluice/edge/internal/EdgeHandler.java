@@ -503,7 +503,8 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
         ex.upstream = up;
         up.pipeline().get(UpstreamHandler.class).attach(ex);
         HttpRequest head = HttpMessages.upstreamRequest(ex.request, ex.head.bodyExpected(),
-                edge.pool().config().authority(), ex.head.clientAddress(), trustedPeer());
+                edge.pool().config().authority(), ex.head.clientAddress(), trustedPeer(),
+                edge.listen().tls().isPresent() ? "https" : "http");
         ex.state = State.FORWARDING;
         up.write(head).addListener(ex.writeFailure);
         HttpContent c;

@@ -104,11 +104,17 @@ final class HttpMessages {
      * {@code Content-Length} or chunked. Forwarding fields: from a peer that is not a trusted proxy, the
      * client's own {@code Forwarded}, {@code X-Forwarded-For/-Host/-Proto/-Port} and {@code X-Real-IP} are
      * removed, and the edge writes {@code X-Forwarded-For} (the peer), {@code X-Forwarded-Host} (the request's
-     * {@code Host}) and {@code X-Forwarded-Proto: http}; from a trusted proxy they are kept, the peer appended
+     * {@code Host}) and {@code X-Forwarded-Proto} ({@code http}, or {@code https} on a TLS listener); from a trusted proxy they are kept, the peer appended
      * to {@code X-Forwarded-For}, and the other two added only when absent.
      */
     static HttpRequest upstreamRequest(HttpRequest in, boolean hasBody, String upstreamAuthority, String clientAddress,
             boolean trustedPeer) {
+        return upstreamRequest(in, hasBody, upstreamAuthority, clientAddress, trustedPeer, "http");
+    }
+
+    /** {@link #upstreamRequest(HttpRequest, boolean, String, String, boolean)} for a listener of {@code scheme}. */
+    static HttpRequest upstreamRequest(HttpRequest in, boolean hasBody, String upstreamAuthority, String clientAddress,
+            boolean trustedPeer, String scheme) {
         HttpHeaders h = new DefaultHttpHeaders();
         h.add(in.headers());
         String originalHost = h.get(HttpHeaderNames.HOST);
@@ -126,7 +132,7 @@ final class HttpMessages {
         String xff = h.get("x-forwarded-for");
         h.set("x-forwarded-for", xff == null ? clientAddress : xff + ", " + clientAddress);
         if (!h.contains("x-forwarded-proto")) {
-            h.set("x-forwarded-proto", "http");
+            h.set("x-forwarded-proto", scheme);
         }
         if (hasBody && !h.contains(HttpHeaderNames.CONTENT_LENGTH)) {
             h.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);

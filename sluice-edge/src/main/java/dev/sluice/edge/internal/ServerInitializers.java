@@ -60,9 +60,16 @@ public final class ServerInitializers {
      * Public port ({@code open} collects the connections, to close them on shutdown): a connection beyond
      * {@code max-connections} in all is answered with a fixed 503 and closed, one beyond
      * {@code max-connections-per-ip} of its address is closed at once (both counted, and logged at most once a
-     * minute); then the idle timeout and protocol detection (HTTP/1.1 or h2c prior knowledge).
+     * minute); then the idle timeout, TLS when {@code tls} is given (h2 or http/1.1 offered by ALPN), and
+     * protocol detection (HTTP/1.1 or the HTTP/2 preface, which an h2 client sends after ALPN as an h2c one does
+     * with prior knowledge).
      */
     public static ChannelInitializer<Channel> edge(EdgeContext edge, ChannelGroup open) {
+        return edge(edge, open, null);
+    }
+
+    /** {@link #edge(EdgeContext, ChannelGroup)} with TLS, or without when {@code tls} is null. */
+    public static ChannelInitializer<Channel> edge(EdgeContext edge, ChannelGroup open, ServerTls tls) {
         long idleNanos = edge.listen().idleTimeout().toNanos();
         ConnectionsPerAddress perAddress = new ConnectionsPerAddress(edge.listen().maxConnectionsPerIp());
         ConnectionErrors errors = new ConnectionErrors(edge.metrics());
@@ -95,6 +102,9 @@ public final class ServerInitializers {
                 open.add(ch);
                 ch.pipeline().addLast("idle", new IdleStateHandler(0, 0, idleNanos, TimeUnit.NANOSECONDS));
                 ch.pipeline().addLast("idle-close", new IdleCloser());
+                if (tls != null) {
+                    ch.pipeline().addLast("tls", tls.newHandler(ch.alloc()));
+                }
                 ch.pipeline().addLast("detect", new ProtocolDetector(edge));
                 ch.pipeline().addLast("errors", errors); // stays last: the protocols' handlers go before it
             }

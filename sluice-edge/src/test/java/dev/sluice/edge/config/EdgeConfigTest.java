@@ -108,7 +108,7 @@ class EdgeConfigTest {
                 e -> assertThat(e.problems()).extracting(ConfigProblem::toString).contains(
                         "bad.yaml:1: listen: must be a port or host:port (port 0..65535), was \"nowhere\"",
                         "bad.yaml:2: admin.port: must be in 0..65535, was 70000",
-                        "bad.yaml:3: upstream.url: must be an http:// URL, was \"ftp://example.com\"",
+                        "bad.yaml:3: upstream.url: must be an http:// or https:// URL, was \"ftp://example.com\"",
                         "bad.yaml:3: upstream.connect-timeout: must be a duration like 250ms, 1.5s, 5m, 2h or 3d, was 2 (add a unit: 2s or 2ms)",
                         "bad.yaml:4: store: must be memory or a redis:// URL, was \"mongodb://localhost\"",
                         "bad.yaml:9: plans.free.policies[0].q: must be > 0, was 0",

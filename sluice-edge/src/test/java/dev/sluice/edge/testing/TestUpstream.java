@@ -67,10 +67,26 @@ public final class TestUpstream implements AutoCloseable {
         return new TestUpstream(Executors.newVirtualThreadPerTaskExecutor());
     }
 
+    /** An HTTPS upstream serving {@code tls}'s certificate. */
+    public static TestUpstream https(javax.net.ssl.SSLContext tls) {
+        return new TestUpstream(Executors.newFixedThreadPool(4), tls);
+    }
+
     private TestUpstream(ExecutorService executor) {
+        this(executor, null);
+    }
+
+    private TestUpstream(ExecutorService executor, javax.net.ssl.SSLContext tls) {
         this.executor = executor;
         try {
-            server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+            if (tls == null) {
+                server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+            } else {
+                com.sun.net.httpserver.HttpsServer s = com.sun.net.httpserver.HttpsServer.create(
+                        new InetSocketAddress("127.0.0.1", 0), 0);
+                s.setHttpsConfigurator(new com.sun.net.httpserver.HttpsConfigurator(tls));
+                server = s;
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -104,9 +120,15 @@ public final class TestUpstream implements AutoCloseable {
         }
     }
 
-    /** {@code http://127.0.0.1:port}. */
+    /** {@code http://127.0.0.1:port} ({@code https://} when it serves TLS). */
     public URI url() {
-        return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
+        return URI.create((server instanceof com.sun.net.httpserver.HttpsServer ? "https" : "http") + "://127.0.0.1:"
+                + server.getAddress().getPort());
+    }
+
+    /** The port it listens on (127.0.0.1). */
+    public int port() {
+        return server.getAddress().getPort();
     }
 
     /** How many requests reached the upstream. */
