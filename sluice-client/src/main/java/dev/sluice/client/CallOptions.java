@@ -16,7 +16,7 @@ import java.time.Duration;
  * @param retries false for exactly one attempt (use it when your code is itself the retrying
  *     layer, e.g. a durable delivery worker; SPEC §4.7)
  */
-public record CallOptions(Duration deadline, int priority, String idempotencyKey, int cost, boolean retries) {
+public record CallOptions(Duration deadline, Priority priority, String idempotencyKey, int cost, boolean retries) {
 
     private static final CallOptions DEFAULTS = new CallOptions(null, Priority.INTERACTIVE, null, 1, true);
 
@@ -24,9 +24,7 @@ public record CallOptions(Duration deadline, int priority, String idempotencyKey
         if (deadline != null && deadline.isNegative()) {
             throw new IllegalArgumentException("deadline must not be negative: " + deadline);
         }
-        if (priority < 0) {
-            throw new IllegalArgumentException("priority must be >= 0: " + priority);
-        }
+        java.util.Objects.requireNonNull(priority, "priority");
         if (cost < 1) {
             throw new IllegalArgumentException("cost must be >= 1: " + cost);
         }
@@ -41,16 +39,16 @@ public record CallOptions(Duration deadline, int priority, String idempotencyKey
         return new CallOptions(d, priority, idempotencyKey, cost, retries);
     }
 
-    public CallOptions withPriority(int p) {
+    public CallOptions withPriority(Priority p) {
         return new CallOptions(deadline, p, idempotencyKey, cost, retries);
     }
 
-    /** Interactive work that someone waits for (priority 0). */
+    /** Interactive work that someone waits for. */
     public CallOptions interactive() {
         return withPriority(Priority.INTERACTIVE);
     }
 
-    /** Background work (priority 1): shed and evicted first. */
+    /** Background work: shed and evicted first. */
     public CallOptions background() {
         return withPriority(Priority.BACKGROUND);
     }

@@ -8,7 +8,7 @@ package dev.sluice.client;
 public final class DeadlineExceededException extends ShedException {
 
     public DeadlineExceededException(String message, ShedReason reason, int attempts) {
-        super(message, reason, java.time.Duration.ZERO, attempts);
+        super(message, reason, null, attempts);
         if (reason != ShedReason.DEADLINE_AT_SUBMIT && reason != ShedReason.DEADLINE_AT_DEQUEUE) {
             throw new IllegalArgumentException("not a deadline reason: " + reason);
         }

@@ -1,17 +1,20 @@
 package dev.sluice.client;
 
 /**
- * Admission priorities (SPEC §5.2): lower numbers go first; FIFO within a level. SPEC §5 uses two
- * levels; any level {@code >= 0} is accepted, which the optional aging of R21 needs.
+ * Admission priorities (SPEC §5.2): the two classes of the contract. Interactive calls go first and
+ * may evict the newest background call from a full queue; FIFO within a class. With aging on
+ * ({@link AdmissionConfig#agingStep()}, R21) a waiting background call is promoted after one step.
  */
-public final class Priority {
+public enum Priority {
 
     /** Someone is waiting for the answer; evicts the newest background call from a full queue. */
-    public static final int INTERACTIVE = 0;
+    INTERACTIVE,
 
     /** Work nobody watches; shed first. */
-    public static final int BACKGROUND = 1;
+    BACKGROUND;
 
-    private Priority() {
+    /** The admission queue's level: 0 for {@link #INTERACTIVE}, 1 for {@link #BACKGROUND}; lower goes first. */
+    public int level() {
+        return ordinal();
     }
 }

@@ -16,8 +16,8 @@ import java.util.Set;
  *     non-idempotent method (SPEC §4.4)
  * @param deadline how long, from when the call is opened, it may take in total, all retries and
  *     queue waits included; {@code null} for none. Fixed once, shared by every retry (R20)
- * @param priority admission level, {@link Priority#INTERACTIVE} (0) or {@link Priority#BACKGROUND}
- *     (1), or any level {@code >= 0}; lower goes first
+ * @param priority admission class, {@link Priority#INTERACTIVE} or {@link Priority#BACKGROUND}
+ *     (SPEC §5.2)
  * @param cost pacer tokens the call takes, {@code >= 1} (a batch route may cost 10, SPEC §3.10)
  * @param attemptTimeout the transport's per-attempt timeout, if any, compared with the host's p99
  *     latency; {@code null} when unknown
@@ -31,7 +31,7 @@ public record CallSpec(
         String host,
         String idempotencyKey,
         Duration deadline,
-        int priority,
+        Priority priority,
         int cost,
         Duration attemptTimeout,
         boolean retries,
@@ -47,9 +47,7 @@ public record CallSpec(
         if (deadline != null && deadline.isNegative()) {
             throw new IllegalArgumentException("deadline must not be negative: " + deadline);
         }
-        if (priority < 0) {
-            throw new IllegalArgumentException("priority must be >= 0: " + priority);
-        }
+        Objects.requireNonNull(priority, "priority");
         if (cost < 1) {
             throw new IllegalArgumentException("cost must be >= 1: " + cost);
         }
@@ -59,7 +57,7 @@ public record CallSpec(
     }
 
     /** A call with no URI (a simulator's, a test's). */
-    public CallSpec(String method, String host, String idempotencyKey, Duration deadline, int priority, int cost,
+    public CallSpec(String method, String host, String idempotencyKey, Duration deadline, Priority priority, int cost,
             Duration attemptTimeout, boolean retries) {
         this(method, host, idempotencyKey, deadline, priority, cost, attemptTimeout, retries, null);
     }
@@ -82,7 +80,7 @@ public record CallSpec(
         return new CallSpec(method, host, idempotencyKey, d, priority, cost, attemptTimeout, retries, uri);
     }
 
-    public CallSpec withPriority(int p) {
+    public CallSpec withPriority(Priority p) {
         return new CallSpec(method, host, idempotencyKey, deadline, p, cost, attemptTimeout, retries, uri);
     }
 

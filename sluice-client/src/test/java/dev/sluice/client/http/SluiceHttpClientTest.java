@@ -3,13 +3,17 @@ package dev.sluice.client.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.client.AttemptOutcome;
+import dev.sluice.client.CallEvent;
 import dev.sluice.client.CallOptions;
+import dev.sluice.client.ClientListener;
 import dev.sluice.client.ClientConfig;
 import dev.sluice.client.FallbackReason;
 import dev.sluice.client.OverloadedException;
 import dev.sluice.client.RateLimitedException;
 import dev.sluice.client.RetryConfig;
 import dev.sluice.client.RetryScope;
+import dev.sluice.client.SluiceException;
 import dev.sluice.client.SluiceHttpClient;
 import dev.sluice.client.ThrottleConfig;
 import dev.sluice.client.TransportException;
@@ -24,8 +28,11 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -218,6 +225,117 @@ class SluiceHttpClientTest {
         Throwable t = failure(client.sendAsync(post("/v1/labels"), HttpResponse.BodyHandlers.ofString(),
                 CallOptions.defaults().withDeadline(Duration.ofSeconds(3))));
         assertThat(t).isInstanceOf(RateLimitedException.class).hasMessageContaining("deadline");
+        assertThat(server.received).hasSize(1);
+    }
+
+    /** Records the thread that read every attempt's answer, and the thread of every call end. */
+    private static final class Threads implements ClientListener {
+        final List<String> answers = new CopyOnWriteArrayList<>();
+        final List<String> ends = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void onAttemptEnd(CallEvent call, int attempt, AttemptOutcome outcome, int status) {
+            answers.add(Thread.currentThread().getName());
+        }
+
+        @Override
+        public void onCallEnd(CallEvent call, int attempts, Duration waited, SluiceException error) {
+            ends.add(Thread.currentThread().getName());
+        }
+    }
+
+    private DefaultSluiceHttpClient build(ClientListener listener) {
+        return (DefaultSluiceHttpClient) SluiceHttpClient.builder().httpClient(JDK)
+                .config(ClientConfig.defaults().withThrottle(ThrottleConfig.disabled())).time(time)
+                .random(new SplittableRandom(42)).scheduler(scheduler).listener(listener).build();
+    }
+
+    @Test
+    void aBlockingSendTheCoreGrantsAtOnceIsSentAndAnsweredOnTheCallersThread() throws Exception {
+        client.close();
+        Threads threads = new Threads();
+        client = build(threads);
+        HttpResponse<String> res = client.send(post("/v1/labels"), HttpResponse.BodyHandlers.ofString());
+        assertThat(res.statusCode()).isEqualTo(200);
+        String me = Thread.currentThread().getName();
+        assertThat(threads.answers).containsExactly(me);
+        assertThat(threads.ends).containsExactly(me);
+        assertThat(scheduler.delays).as("nothing was scheduled").isEmpty();
+    }
+
+    @Test
+    void aBlockingSendWaitsForItsRetryOnTheSchedulerAndSendsItOnTheCallersThread() throws Exception {
+        client.close();
+        Threads threads = new Threads();
+        client = build(threads);
+        server.then(Reply.of(429, "", "Retry-After", "2"));
+        CompletableFuture<HttpResponse<String>> f = new CompletableFuture<>();
+        Thread caller = new Thread(() -> {
+            try {
+                f.complete(client.send(post("/v1/labels"), HttpResponse.BodyHandlers.ofString()));
+            } catch (Throwable t) {
+                f.completeExceptionally(t);
+            }
+        }, "blocking-caller");
+        caller.start();
+        HttpResponse<String> res = run(f);
+        assertThat(res.statusCode()).isEqualTo(200);
+        assertThat(threads.answers).as("each answer read by the caller (the core starts the retry on the scheduler)")
+                .containsExactly("blocking-caller", "blocking-caller");
+        assertThat(server.received.get(1).atNanos() - server.received.get(0).atNanos())
+                .as("the Retry-After was waited on the scheduler").isGreaterThanOrEqualTo(2 * SECOND);
+        assertThat(server.received).extracting(r -> r.header("Idempotency-Key")).containsOnly(
+                server.received.get(0).header("Idempotency-Key"));
+    }
+
+    @Test
+    void closingTheClientStopsABlockingSendInFlightAndLeavesNoInterrupt() throws Exception {
+        server.then(new Reply(ReplayServer.HANG, "", List.of(), ""));
+        CompletableFuture<Boolean> interruptedAfter = new CompletableFuture<>();
+        CompletableFuture<Throwable> thrown = new CompletableFuture<>();
+        Thread caller = new Thread(() -> {
+            try {
+                client.send(post("/v1/labels"), HttpResponse.BodyHandlers.ofString());
+                thrown.complete(null);
+            } catch (Throwable t) {
+                thrown.complete(t);
+            }
+            interruptedAfter.complete(Thread.currentThread().isInterrupted());
+        });
+        caller.start();
+        long giveUp = System.nanoTime() + 10 * SECOND;
+        while (server.received.isEmpty()) {
+            assertThat(System.nanoTime() - giveUp).as("the attempt reached the server").isNegative();
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+        }
+        client.close();
+        assertThat(thrown.get(10, TimeUnit.SECONDS)).isInstanceOf(CancellationException.class);
+        assertThat(interruptedAfter.get(10, TimeUnit.SECONDS)).as("the abort's interrupt is cleared").isFalse();
+        assertThat(client.core().inFlight()).isZero();
+    }
+
+    @Test
+    void interruptingTheCallerOfABlockingSendInFlightCancelsTheCall() throws Exception {
+        server.then(new Reply(ReplayServer.HANG, "", List.of(), ""));
+        CompletableFuture<Throwable> thrown = new CompletableFuture<>();
+        Thread caller = new Thread(() -> {
+            try {
+                client.send(post("/v1/labels"), HttpResponse.BodyHandlers.ofString());
+                thrown.complete(null);
+            } catch (Throwable t) {
+                thrown.complete(t);
+            }
+        });
+        caller.start();
+        long giveUp = System.nanoTime() + 10 * SECOND;
+        while (server.received.isEmpty()) {
+            assertThat(System.nanoTime() - giveUp).as("the attempt reached the server").isNegative();
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+        }
+        caller.interrupt();
+        assertThat(thrown.get(10, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
+        assertThat(client.core().inFlight()).isZero();
+        assertThat(client.core().queued()).isZero();
         assertThat(server.received).hasSize(1);
     }
 }

@@ -24,7 +24,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.OptionalLong;
-import java.util.PriorityQueue;
 import java.util.SplittableRandom;
 
 /**
@@ -42,7 +41,7 @@ public final class World {
     private static final long SECOND = 1_000_000_000L;
 
     private final ManualTimeSource time = new ManualTimeSource(EPOCH, 0);
-    private final PriorityQueue<Event> events = new PriorityQueue<>();
+    private final EventQueue events;
     private final FleetSettings fleet;
     private final long durationNanos;
     private final long halfRttNanos;
@@ -51,7 +50,6 @@ public final class World {
     private final Client[] clients;
     private final CallSpec baseSpec;
     private final double incidentEndSecond;
-    private long seq;
 
     /**
      * Builds the world of {@code variant}.
@@ -78,6 +76,7 @@ public final class World {
         TokenBucketStore sharedBucket = sdk.shared() ? TokenBucketStore.inMemory(0) : null;
         RetryBudgetStore sharedBudget = sdk.shared() ? RetryBudgetStore.inMemory(config.budget()) : null;
         this.clients = new Client[fleet.clients()];
+        this.events = new EventQueue(2 * fleet.clients());
         for (int i = 0; i < clients.length; i++) {
             SplittableRandom random = master.split();
             ClientCore<Job> core = null;
@@ -101,16 +100,16 @@ public final class World {
             scheduleFirstArrival(c);
         }
         while (!events.isEmpty()) {
-            Event e = events.peek();
-            if (e.at >= durationNanos) {
+            long at = events.peekAt();
+            if (at >= durationNanos) {
                 break;
             }
             events.poll();
-            if (e.at > time.nanoTime()) {
-                time.advance(Duration.ofNanos(e.at - time.nanoTime()));
+            if (at > time.nanoTime()) {
+                time.advance(Duration.ofNanos(at - time.nanoTime()));
             }
-            recorder.at(e.at);
-            e.fire();
+            recorder.at(at);
+            fire(at);
         }
         recorder.finish(durationNanos);
         return new Result(recorder.rows(), recorder.headline(incidentEndSecond));
@@ -138,7 +137,7 @@ public final class World {
         FleetSettings.Arrivals a = fleet.arrivals();
         long stop = a.to() == null ? durationNanos : Math.min(durationNanos, a.to().toNanos());
         if (at < stop) {
-            schedule(new Arrival(at, c));
+            events.add(at, ARRIVAL, c.index, null, null, null);
         }
     }
 
@@ -223,25 +222,25 @@ public final class World {
             long at = wake.getAsLong() > now ? wake.getAsLong() : now + 1_000; // never spin at one instant
             if (c.wakeAt <= now || at < c.wakeAt) {
                 c.wakeAt = at;
-                schedule(new Wake(at, c));
+                events.add(at, WAKE, c.index, null, null, null);
             }
         }
     }
 
     private void send(Job job, CoreCall<Job> call, boolean retry) {
-        schedule(new AtServer(time.nanoTime() + halfRttNanos, job, call, retry));
+        events.add(time.nanoTime() + halfRttNanos, AT_SERVER, retry ? 1 : 0, job, call, null);
     }
 
-    private void atServer(AtServer req) {
-        recorder.request(req.retry);
-        SimServer.Verdict v = server.handle(req.job.client.index);
+    private void atServer(Job job, CoreCall<Job> call, boolean retry) {
+        recorder.request(retry);
+        SimServer.Verdict v = server.handle(job.client.index);
         long now = time.nanoTime();
         if (v.admitted()) {
             recorder.accept();
-            schedule(new ServiceDone(now + v.serviceNanos(), req.job, req.call, v.answer()));
+            events.add(now + v.serviceNanos(), SERVICE_DONE, 0, job, call, v.answer());
         } else {
             recorder.reject();
-            schedule(new AtClient(now + halfRttNanos, req.job, req.call, v.answer()));
+            events.add(now + halfRttNanos, AT_CLIENT, 0, job, call, v.answer());
         }
     }
 
@@ -290,15 +289,10 @@ public final class World {
             if (loop.jitter()) {
                 sleepNanos *= job.client.random.nextDouble();
             }
-            schedule(new AppRetry(time.nanoTime() + (long) sleepNanos, job));
+            events.add(time.nanoTime() + (long) sleepNanos, APP_RETRY, 0, job, null, null);
             return;
         }
         recorder.failure(time.nanoTime(), time.nanoTime() - job.createdNanos);
-    }
-
-    private void schedule(Event e) {
-        e.seq = seq++;
-        events.add(e);
     }
 
     // --- state ---
@@ -332,121 +326,36 @@ public final class World {
         }
     }
 
-    // --- events ---
+    // --- events (kept in the primitive EventQueue: time order, ties in the order scheduled) ---
 
-    private abstract static class Event implements Comparable<Event> {
-        final long at;
-        long seq;
+    private static final byte ARRIVAL = 0;
+    private static final byte WAKE = 1;
+    private static final byte AT_SERVER = 2;
+    private static final byte SERVICE_DONE = 3;
+    private static final byte AT_CLIENT = 4;
+    private static final byte APP_RETRY = 5;
 
-        Event(long at) {
-            this.at = at;
-        }
-
-        abstract void fire();
-
-        @Override
-        public int compareTo(Event o) {
-            return at != o.at ? Long.compare(at, o.at) : Long.compare(seq, o.seq);
-        }
-    }
-
-    private final class Arrival extends Event {
-        final Client client;
-
-        Arrival(long at, Client client) {
-            super(at);
-            this.client = client;
-        }
-
-        @Override
-        void fire() {
-            arrive(client);
-        }
-    }
-
-    private final class Wake extends Event {
-        final Client client;
-
-        Wake(long at, Client client) {
-            super(at);
-            this.client = client;
-        }
-
-        @Override
-        void fire() {
-            if (client.wakeAt == at) {
-                client.wakeAt = Long.MIN_VALUE;
+    /** Runs the event {@link EventQueue#poll} just took, due at {@code at}. */
+    @SuppressWarnings("unchecked")
+    private void fire(long at) {
+        switch (events.kind()) {
+            case ARRIVAL -> arrive(clients[events.intArg()]);
+            case WAKE -> {
+                Client client = clients[events.intArg()];
+                if (client.wakeAt == at) {
+                    client.wakeAt = Long.MIN_VALUE;
+                }
+                poll(client);
             }
-            poll(client);
-        }
-    }
-
-    private final class AtServer extends Event {
-        final Job job;
-        final CoreCall<Job> call;
-        final boolean retry;
-
-        AtServer(long at, Job job, CoreCall<Job> call, boolean retry) {
-            super(at);
-            this.job = job;
-            this.call = call;
-            this.retry = retry;
-        }
-
-        @Override
-        void fire() {
-            atServer(this);
-        }
-    }
-
-    private final class ServiceDone extends Event {
-        final Job job;
-        final CoreCall<Job> call;
-        final Answer.Response answer;
-
-        ServiceDone(long at, Job job, CoreCall<Job> call, Answer.Response answer) {
-            super(at);
-            this.job = job;
-            this.call = call;
-            this.answer = answer;
-        }
-
-        @Override
-        void fire() {
-            server.done();
-            schedule(new AtClient(at + halfRttNanos, job, call, answer));
-        }
-    }
-
-    private final class AtClient extends Event {
-        final Job job;
-        final CoreCall<Job> call;
-        final Answer.Response answer;
-
-        AtClient(long at, Job job, CoreCall<Job> call, Answer.Response answer) {
-            super(at);
-            this.job = job;
-            this.call = call;
-            this.answer = answer;
-        }
-
-        @Override
-        void fire() {
-            atClient(job, call, answer);
-        }
-    }
-
-    private final class AppRetry extends Event {
-        final Job job;
-
-        AppRetry(long at, Job job) {
-            super(at);
-            this.job = job;
-        }
-
-        @Override
-        void fire() {
-            call(job);
+            case AT_SERVER -> atServer((Job) events.ref0(), (CoreCall<Job>) events.ref1(), events.intArg() != 0);
+            case SERVICE_DONE -> {
+                server.done();
+                events.add(at + halfRttNanos, AT_CLIENT, 0, events.ref0(), events.ref1(), events.ref2());
+            }
+            case AT_CLIENT -> atClient((Job) events.ref0(), (CoreCall<Job>) events.ref1(),
+                    (Answer.Response) events.ref2());
+            case APP_RETRY -> call((Job) events.ref0());
+            default -> throw new IllegalStateException("unknown event kind " + events.kind());
         }
     }
 }

@@ -40,7 +40,7 @@ final class Settings {
         out.add(row("fleet", f.clients() + " clients, " + arrivals + " from " + d(a.from())
                 + (a.to() == null ? "" : " to " + d(a.to()))));
         out.add(row("call", f.call().method() + ", deadline " + (f.call().deadline() == null ? "none" : d(f.call().deadline()))
-                + ", priority " + f.call().priority() + ", cost " + f.call().cost()));
+                + ", priority " + f.call().priority().name().toLowerCase(java.util.Locale.ROOT) + ", cost " + f.call().cost()));
         FleetSettings.SdkSettings k = f.sdk();
         if (!k.enabled()) {
             out.add(row("sdk", "none: a plain HTTP client (one attempt, no pacer, throttle, budget or queue)"));

@@ -1,6 +1,7 @@
 package dev.sluice.sim.scenario;
 
 import dev.sluice.client.ClientConfig;
+import dev.sluice.client.Priority;
 import dev.sluice.client.RetryBudgetConfig;
 import java.time.Duration;
 import java.util.Objects;
@@ -72,12 +73,12 @@ public record FleetSettings(int clients, Arrivals arrivals, CallShape call, SdkS
      *
      * @param method HTTP method (POST gets an Idempotency-Key minted by the SDK, SPEC §4.4)
      * @param deadline the call's total deadline, or {@code null}
-     * @param priority admission priority (0 interactive, 1 background)
+     * @param priority admission priority (SPEC §5.2)
      * @param cost pacer tokens and limiter units per call
      */
-    public record CallShape(String method, Duration deadline, int priority, int cost) {
+    public record CallShape(String method, Duration deadline, Priority priority, int cost) {
         public static CallShape defaults() {
-            return new CallShape("POST", null, 0, 1);
+            return new CallShape("POST", null, Priority.INTERACTIVE, 1);
         }
     }
 

@@ -6,6 +6,7 @@ import dev.sluice.config.ConfigProblems;
 import dev.sluice.client.AdmissionConfig;
 import dev.sluice.client.ClientConfig;
 import dev.sluice.client.PacerConfig;
+import dev.sluice.client.Priority;
 import dev.sluice.client.RetryBudgetConfig;
 import dev.sluice.client.RetryConfig;
 import dev.sluice.client.ThrottleConfig;
@@ -52,7 +53,7 @@ import java.util.Set;
  * fleet:
  *   clients: 1
  *   arrivals: { process: constant|poisson|burst, rate: 1.0, from: 0s, to: .., size: 1, every: .. }
- *   call: { method: POST, deadline: none, priority: 0, cost: 1 }   # GET HEAD POST PUT DELETE OPTIONS PATCH
+ *   call: { method: POST, deadline: none, priority: interactive, cost: 1 }   # GET HEAD POST PUT DELETE OPTIONS PATCH
  *   sdk:
  *     enabled: true                 # false: a plain HTTP client (one attempt, nothing else)
  *     retry: { max-attempts: 3, jitter: true, backoff-base: 500ms, backoff-cap: 20s, max-wait: 60s }
@@ -84,6 +85,9 @@ public final class ScenarioReader {
             "fleet", "variants", "grid");
     private static final Set<String> SERVER = Set.of("rtt", "service-time", "limit", "capacity", "outages");
     private static final Set<String> FLEET = Set.of("clients", "arrivals", "call", "sdk", "app-retry");
+    /** {@code interactive} / {@code background}; {@code 0} / {@code 1} as the admission queue numbers them. */
+    private static final Map<String, Priority> PRIORITIES = Map.of("interactive", Priority.INTERACTIVE,
+            "background", Priority.BACKGROUND, "0", Priority.INTERACTIVE, "1", Priority.BACKGROUND);
     private static final Set<String> VARIANT = Set.of("name", "server", "fleet");
 
     private ScenarioReader() {
@@ -476,7 +480,7 @@ public final class ScenarioReader {
             deadline = base.deadline();
         }
         return new CallShape(method.toUpperCase(java.util.Locale.ROOT), deadline,
-                (int) s.integer("priority", base.priority(), 0, 100), (int) s.integer("cost", base.cost(), 1, 1_000_000));
+                s.choice("priority", base.priority(), PRIORITIES), (int) s.integer("cost", base.cost(), 1, 1_000_000));
     }
 
     private static SdkSettings sdk(Section fleet, SdkSettings b) {

@@ -77,11 +77,11 @@ class DialectRobustnessProperties {
             assertThat(p.quota() == null || p.quota() >= 0).isTrue();
             assertThat(p.windowSeconds() == null || p.windowSeconds() > 0).isTrue();
             if (p.resetIn() != null) {
-                p.resetIn().toNanos(); // saturated values still fit
+                assertThat(p.resetIn().toNanos()).isNotNegative(); // saturated values still fit in nanoseconds
             }
         }
         if (s.retryAfter() != null) {
-            s.retryAfter().toNanos();
+            assertThat(s.retryAfter().toNanos()).isNotNegative();
         }
         s.mostRestrictive();
     }

@@ -227,7 +227,7 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
                     continue;
                 }
                 call.phase = CallState.Phase.QUEUED;
-                queue.putBack(call, call.spec.priority(), call.id, call.hasDeadline, call.deadlineNanos,
+                queue.putBack(call, call.spec.priority().level(), call.id, call.hasDeadline, call.deadlineNanos,
                         call.enqueuedNanos);
                 long at = now + wait;
                 if (wake.isEmpty() || at - wake.getAsLong() < 0) {
@@ -672,7 +672,7 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
 
     /** Puts a call in the queue; returns the error to end it with when the queue refuses it. */
     private SluiceException enqueue(CallState<A> call, long now) {
-        AdmissionQueue.Admission<CallState<A>> a = queue.submit(call, call.spec.priority(), call.id,
+        AdmissionQueue.Admission<CallState<A>> a = queue.submit(call, call.spec.priority().level(), call.id,
                 call.hasDeadline, call.deadlineNanos, now);
         return switch (a) {
             case AdmissionQueue.Admission.Admitted<CallState<A>> ok -> {
@@ -692,7 +692,7 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
                         ? new DeadlineExceededException("deadline passed or cannot be met; not queued",
                                 ShedReason.DEADLINE_AT_SUBMIT, call.attempts)
                         : new ShedException("admission queue full (" + config.admission().maxQueue() + ")",
-                                no.reason(), no.retryHint(), call.attempts));
+                                no.reason(), no.retryHint().isZero() ? null : no.retryHint(), call.attempts));
             }
         };
     }

@@ -34,7 +34,9 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
@@ -42,7 +44,8 @@ import java.util.random.RandomGenerator;
 /**
  * {@link SluiceHttpClient} over the JDK {@link HttpClient}: a driver of the transport-free
  * {@link DefaultClientCore}. Each attempt passes the request interceptors (Idempotency-Key, attempt
- * timeout), goes out with {@code sendAsync}, and its response is read into a snapshot for the core
+ * timeout), goes out with {@code sendAsync} (or, for a blocking {@code send}, with the JDK's blocking
+ * {@code send} on the caller's own thread), and its response is read into a snapshot for the core
  * to decide. Every wait is a task on the {@link Scheduler}; no thread blocks except a caller of the
  * synchronous {@code send}, on its own call.
  */
@@ -53,14 +56,42 @@ public final class DefaultSluiceHttpClient implements SluiceHttpClient {
         final HttpRequest request;
         final HttpResponse.BodyHandler<T> handler;
         final CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
+        /** For a blocking {@code send}: the attempts its caller's thread is to send; else {@code null}. */
+        final BlockingQueue<Runnable> handoff;
         volatile CoreCall<Exchange<?>> call;
         volatile CompletableFuture<?> inFlight;
+        /** The caller's thread while it is inside the JDK's blocking {@code send}; guarded by {@code this}. */
+        private Thread sender;
+        private boolean aborted;
 
-        Exchange(HttpRequest request, HttpResponse.BodyHandler<T> handler) {
+        Exchange(HttpRequest request, HttpResponse.BodyHandler<T> handler, boolean blocking) {
             this.request = request;
             this.handler = handler;
+            this.handoff = blocking ? new LinkedBlockingQueue<>() : null;
+        }
+
+        synchronized void sending(Thread thread) {
+            sender = thread;
+        }
+
+        /** The blocking attempt returned; clears the interrupt {@link #abort} may have left behind. */
+        synchronized void sent() {
+            sender = null;
+            if (aborted) {
+                Thread.interrupted();
+            }
+        }
+
+        /** Stops the blocking attempt in flight, if any: the JDK's {@code send} cancels on interrupt. */
+        synchronized void abort() {
+            if (sender != null) {
+                aborted = true;
+                sender.interrupt();
+            }
         }
     }
+
+    private static final Runnable NOTHING = () -> { };
 
     private final HttpClient http;
     private final DefaultClientCore<Exchange<?>> core;
@@ -97,11 +128,25 @@ public final class DefaultSluiceHttpClient implements SluiceHttpClient {
         this.attemptTimeout = attemptTimeout;
     }
 
+    /**
+     * Sends on the caller's thread: every attempt the core starts for this call is handed to the
+     * caller, which sends it with the JDK's blocking {@code send} and reads its answer itself. A call
+     * the core grants at once therefore costs no thread hand-off (the JDK completes a public
+     * {@code sendAsync} on the common pool); waits (pacing, queueing, a retry's delay) are still
+     * scheduled, and the caller sleeps until its next attempt is handed over.
+     */
     @Override
     public <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler, CallOptions options)
             throws IOException, InterruptedException {
-        CompletableFuture<HttpResponse<T>> f = sendAsync(request, handler, options);
+        Exchange<T> ex = new Exchange<>(request, handler, true);
+        CompletableFuture<HttpResponse<T>> f = submit(ex, options);
         try {
+            while (!f.isDone()) {
+                ex.handoff.take().run();
+            }
+            for (Runnable late; (late = ex.handoff.poll()) != null; ) {
+                late.run(); // an attempt started as the call ended: it is discarded
+            }
             return f.get();
         } catch (InterruptedException e) {
             f.cancel(true);
@@ -124,10 +169,14 @@ public final class DefaultSluiceHttpClient implements SluiceHttpClient {
     @Override
     public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, HttpResponse.BodyHandler<T> handler,
             CallOptions options) {
+        return submit(new Exchange<>(request, handler, false), options);
+    }
+
+    private <T> CompletableFuture<HttpResponse<T>> submit(Exchange<T> ex, CallOptions options) {
         if (closed) {
             return CompletableFuture.failedFuture(new IllegalStateException("client is closed"));
         }
-        Exchange<T> ex = new Exchange<>(request, handler);
+        HttpRequest request = ex.request;
         String key = options.idempotencyKey() != null ? options.idempotencyKey()
                 : request.headers().firstValue(keyHeader).orElse(null);
         Duration deadline = options.deadline() != null ? options.deadline() : defaultDeadline;
@@ -142,12 +191,16 @@ public final class DefaultSluiceHttpClient implements SluiceHttpClient {
         open.add(ex);
         ex.result.whenComplete((r, t) -> {
             open.remove(ex);
+            if (ex.handoff != null) {
+                ex.handoff.add(NOTHING); // wakes the caller waiting for its next attempt
+            }
             if (ex.result.isCancelled()) {
                 core.cancel(ex.call);
                 CompletableFuture<?> inFlight = ex.inFlight;
                 if (inFlight != null) {
                     inFlight.cancel(true);
                 }
+                ex.abort();
                 pump();
             }
         });
@@ -281,6 +334,12 @@ public final class DefaultSluiceHttpClient implements SluiceHttpClient {
         for (RequestInterceptor i : interceptors) {
             req = i.intercept(req, ctx);
         }
+        if (ex.handoff != null) {
+            HttpRequest sent = req;
+            busy.incrementAndGet(); // counted from the hand-over, so a busy() of 0 means nothing is pending
+            ex.handoff.add(() -> sendBlocking(ex, call, sent));
+            return;
+        }
         busy.incrementAndGet();
         CompletableFuture<HttpResponse<Payload<T>>> f;
         try {
@@ -300,6 +359,38 @@ public final class DefaultSluiceHttpClient implements SluiceHttpClient {
                 busy.decrementAndGet();
             }
         });
+    }
+
+    /**
+     * One attempt of a blocking {@code send}, on its caller's thread. An interrupt of the caller
+     * stops the attempt (the JDK cancels its exchange) and is left set for the wait loop in
+     * {@link #send}, which cancels the call.
+     */
+    private <T> void sendBlocking(Exchange<T> ex, CoreCall<Exchange<?>> call, HttpRequest req) {
+        try {
+            if (ex.result.isDone()) {
+                core.cancel(call);
+                return;
+            }
+            HttpResponse<Payload<T>> response = null;
+            Throwable error = null;
+            ex.sending(Thread.currentThread());
+            try {
+                response = http.send(req, Payload.handler(ex.handler));
+            } catch (InterruptedException e) {
+                if (!ex.result.isDone()) {
+                    Thread.currentThread().interrupt();
+                }
+                return;
+            } catch (IOException | RuntimeException e) {
+                error = e;
+            } finally {
+                ex.sent();
+            }
+            onAttemptDone(ex, call, req, response, error);
+        } finally {
+            busy.decrementAndGet();
+        }
     }
 
     private <T> void onAttemptDone(Exchange<T> ex, CoreCall<Exchange<?>> call, HttpRequest sent,

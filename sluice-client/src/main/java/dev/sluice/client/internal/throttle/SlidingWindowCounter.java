@@ -20,7 +20,8 @@ public final class SlidingWindowCounter {
 
     private final long slotNanos;
     private final long[] counts;
-    private final long[] slotIds;
+    /** The slot each entry counts for, plus one; 0 is an empty entry (so a new counter needs no fill). */
+    private final long[] slotTags;
     private boolean started;
     private long originNanos;
     private long latestSlot;
@@ -39,8 +40,7 @@ public final class SlidingWindowCounter {
         this.slotNanos = s;
         int n = (int) Math.max(1, w / s);
         this.counts = new long[n];
-        this.slotIds = new long[n];
-        java.util.Arrays.fill(slotIds, Long.MIN_VALUE);
+        this.slotTags = new long[n];
     }
 
     /** A window of whole seconds with one-second slots. */
@@ -49,10 +49,10 @@ public final class SlidingWindowCounter {
     }
 
     public void add(long nowNanos, long amount) {
-        long slot = slotOf(nowNanos);
-        int i = (int) Math.floorMod(slot, (long) counts.length);
-        if (slotIds[i] != slot) {
-            slotIds[i] = slot; // the slot it held has left the window: expire() subtracted it
+        long slot = slotOf(nowNanos); // >= 0
+        int i = (int) (slot % counts.length);
+        if (slotTags[i] != slot + 1) {
+            slotTags[i] = slot + 1; // the slot it held has left the window: expire() subtracted it
             counts[i] = 0;
         }
         counts[i] += amount;
@@ -65,24 +65,29 @@ public final class SlidingWindowCounter {
         return total;
     }
 
-    /** The window moved from {@code from} to {@code to}: slots up to {@code to − n} stop counting. */
+    /**
+     * The window moved from {@code from} to {@code to}: slots up to {@code to − n} stop counting.
+     * Only entries still tagged with a slot that leaves are subtracted; an entry left behind with
+     * an older tag was subtracted when its slot left, and {@link #add} resets it on reuse. So a
+     * jump past the whole window just zeroes the total, and nothing is ever filled.
+     */
     private void expire(long from, long to) {
         int n = counts.length;
         if (total == 0) {
             return; // nothing counted, nothing to expire (a quiet client's window costs nothing)
         }
         if (to - from >= n) {
-            java.util.Arrays.fill(slotIds, Long.MIN_VALUE);
-            java.util.Arrays.fill(counts, 0);
             total = 0;
             return;
         }
-        for (long id = from - n + 1; id <= to - n; id++) {
-            int i = (int) Math.floorMod(id, (long) n);
-            if (slotIds[i] == id) {
+        for (long id = Math.max(0, from - n + 1); id <= to - n; id++) {
+            int i = (int) (id % n);
+            if (slotTags[i] == id + 1) {
                 total -= counts[i];
-                counts[i] = 0;
-                slotIds[i] = Long.MIN_VALUE;
+                slotTags[i] = 0;
+                if (total == 0) {
+                    return;
+                }
             }
         }
     }
@@ -95,13 +100,10 @@ public final class SlidingWindowCounter {
         }
         long elapsed = nowNanos - originNanos; // subtraction: wrap-safe
         long slot = elapsed < 0 ? 0 : elapsed / slotNanos;
-        if (slot < latestSlot) {
-            slot = latestSlot; // a stale reading never rewinds the window
-        }
         if (slot > latestSlot) {
             expire(latestSlot, slot);
+            latestSlot = slot;
         }
-        latestSlot = slot;
-        return slot;
+        return latestSlot; // a stale reading never rewinds the window
     }
 }

@@ -204,6 +204,37 @@ class AdaptiveThrottleTest {
         assertThat(c.sum(160 * SECOND)).isZero();
     }
 
+    @Test
+    void slidingWindowAgreesWithARecountOfEveryEntryOverRandomGapsAndJumps() {
+        // reference: keep every (slot, amount) and sum those in [slot - n + 1, slot], slots counted in
+        // whole seconds from the first reading; gaps from 0 to two windows, so slots expire one by one,
+        // several at once and all at once
+        SplittableRandom random = new SplittableRandom(15);
+        SlidingWindowCounter c = SlidingWindowCounter.ofSeconds(Duration.ofSeconds(10));
+        java.util.List<long[]> entries = new java.util.ArrayList<>();
+        long origin = 7 * SECOND / 3;
+        long now = origin;
+        c.sum(origin);
+        for (int i = 0; i < 20_000; i++) {
+            int gap = random.nextInt(100);
+            now += gap < 70 ? random.nextLong(SECOND / 2) : gap < 95 ? random.nextLong(3 * SECOND) : random.nextLong(20 * SECOND);
+            long slot = (now - origin) / SECOND;
+            if (random.nextBoolean()) {
+                long amount = 1 + random.nextInt(3);
+                c.add(now, amount);
+                entries.add(new long[] {slot, amount});
+            }
+            long expected = 0;
+            for (long[] e : entries) {
+                if (e[0] > slot - 10) {
+                    expected += e[1];
+                }
+            }
+            entries.removeIf(e -> e[0] <= slot - 10);
+            assertThat(c.sum(now)).as("sum at %d ns", now).isEqualTo(expected);
+        }
+    }
+
     private static double round2(double v) {
         return Math.round(v * 100) / 100.0;
     }

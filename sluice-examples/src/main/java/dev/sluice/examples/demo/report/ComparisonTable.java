@@ -82,7 +82,10 @@ public final class ComparisonTable {
         return lines;
     }
 
-    /** One line per figure: the SDK ahead of (or level with) every other client, or behind, with the figures. */
+    /**
+     * One line per figure: the SDK ahead of every other client, level (no worse than any, tied with
+     * one), or behind, with the figures.
+     */
     static List<String> standing(List<RunReport> runs, List<Headline> h) {
         int sdk = -1;
         for (int i = 0; i < runs.size(); i++) {
@@ -99,16 +102,20 @@ public final class ComparisonTable {
             double mine = f.value().applyAsDouble(h.get(sdk));
             StringBuilder others = new StringBuilder();
             boolean ahead = true;
+            boolean level = false;
             for (int i = 0; i < runs.size(); i++) {
                 if (i == sdk) {
                     continue;
                 }
                 double theirs = f.value().applyAsDouble(h.get(i));
                 ahead &= f.lowerIsBetter() ? mine <= theirs : mine >= theirs;
+                level |= mine == theirs;
                 others.append(others.isEmpty() ? "" : ", ").append(runs.get(i).client().label()).append(' ')
                         .append(f.margin().apply(h.get(i)));
             }
-            String line = String.format(Locale.ROOT, "  %-6s %s: Sluice SDK %s; %s", ahead ? "ahead" : "BEHIND",
+            // "level": no worse than any other, and tied with at least one (0 duplicates against 0)
+            String standing = !ahead ? "BEHIND" : level ? "level" : "ahead";
+            String line = String.format(Locale.ROOT, "  %-6s %s: Sluice SDK %s; %s", standing,
                     f.name().strip(), f.margin().apply(h.get(sdk)), others);
             lines.add(line);
             if (!ahead) {
