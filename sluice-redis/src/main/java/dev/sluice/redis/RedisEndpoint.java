@@ -80,8 +80,9 @@ import org.slf4j.LoggerFactory;
  * deployed as the URL says: a {@code redis://} or sentinel URL must not reach a cluster node
  * ({@code INFO cluster}: {@code cluster_enabled:0}); a {@code redis-cluster://} URL must reach cluster
  * nodes; a sentinel must know the URL's master. A mismatch is a {@link #topologyProblem()}: the endpoint
- * stays down (one WARN line, repeated at most once a minute; checked again every 5 s), and the stores'
- * {@code open} methods throw it as a {@link RedisTopologyException} at start.
+ * stays down and checks again every 5 s. Found by the first connection, it is what the stores'
+ * {@code open} methods throw as a {@link RedisTopologyException} (logged at DEBUG only, so a refused
+ * start says it once); found later, it is logged as one WARN line, repeated at most once a minute.
  *
  * <p>{@link #connect} never blocks and never throws for an unreachable Redis: the endpoint starts
  * down and the probe connects when it can. Thread-safe.
@@ -128,6 +129,7 @@ public final class RedisEndpoint implements AutoCloseable {
     private volatile String topologyProblem;
     private volatile long nextConnectNanos = System.nanoTime();
     private volatile long lastTopologyLogNanos;
+    private volatile String loggedTopologyProblem;
     /** Whether the last fall was for answering errors (the probe then checks the deployment and holds). */
     private volatile boolean downForErrors;
     private volatile long holdUntilNanos;
@@ -529,9 +531,14 @@ public final class RedisEndpoint implements AutoCloseable {
     private void topologyFound(String problem) {
         long now = System.nanoTime();
         nextConnectNanos = now + TOPOLOGY_RECHECK_NANOS;
-        String before = topologyProblem;
         topologyProblem = problem;
-        if (!problem.equals(before) || now - lastTopologyLogNanos >= TOPOLOGY_LOG_EVERY_NANOS) {
+        if (!firstAttempt.isDone()) {
+            // the opener throws it (RedisTopologyException): one line at start, not two
+            LOG.debug("redis {}: {}", describe(), problem);
+            return;
+        }
+        if (!problem.equals(loggedTopologyProblem) || now - lastTopologyLogNanos >= TOPOLOGY_LOG_EVERY_NANOS) {
+            loggedTopologyProblem = problem;
             lastTopologyLogNanos = now;
             LOG.warn("redis {}: {}; answering without it, checking again every {} s", describe(), problem,
                     TOPOLOGY_RECHECK_NANOS / 1_000_000_000L);
