@@ -71,7 +71,8 @@ public final class DecisionRates {
 
     private final TimeSource time;
     private final int windowSeconds;
-    private final ConcurrentHashMap<SeriesKey, Series> series = new ConcurrentHashMap<>();
+    /** plan → route → series: looked up without allocating, once per decision */
+    private final ConcurrentHashMap<String, ConcurrentHashMap<String, Series>> series = new ConcurrentHashMap<>();
 
     /**
      * @param time the clock ({@link TimeSource#nanoTime()} buckets the counts)
@@ -93,8 +94,15 @@ public final class DecisionRates {
 
     /** Counts one decision now. */
     public void record(DecisionRecord record) {
-        Series s = series.computeIfAbsent(new SeriesKey(record.keyClass(), record.route()),
-                k -> new Series(k, windowSeconds + 1));
+        ConcurrentHashMap<String, Series> byRoute = series.get(record.keyClass());
+        if (byRoute == null) {
+            byRoute = series.computeIfAbsent(record.keyClass(), k -> new ConcurrentHashMap<>());
+        }
+        Series s = byRoute.get(record.route());
+        if (s == null) {
+            s = byRoute.computeIfAbsent(record.route(),
+                    r -> new Series(new SeriesKey(record.keyClass(), r), windowSeconds + 1));
+        }
         s.add(Column.of(record), second());
     }
 
@@ -105,9 +113,11 @@ public final class DecisionRates {
      */
     public List<Row> rows() {
         long now = second();
-        List<Row> out = new ArrayList<>(series.size());
-        for (Series s : series.values()) {
-            out.add(s.row(now, windowSeconds));
+        List<Row> out = new ArrayList<>();
+        for (ConcurrentHashMap<String, Series> byRoute : series.values()) {
+            for (Series s : byRoute.values()) {
+                out.add(s.row(now, windowSeconds));
+            }
         }
         out.sort(Comparator.comparing(Row::plan).thenComparing(Row::route));
         return out;
