@@ -11,11 +11,13 @@ import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions.RefreshTrigger;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.masterreplica.MasterReplica;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
 import io.netty.util.concurrent.EventExecutor;
@@ -46,13 +48,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Two connections.</b> {@link #commandsIfUp()} is an ordinary connection (every command flushed
  * as it is written): probes, administration, callers' own commands. The stores' script calls go
- * through a second connection ({@link #scriptCommandsIfUp()}). On one server (or a Sentinel's primary)
+ * through a second connection ({@link #scriptCommandsIfUp()}). On one server
  * its auto-flush is off and it is flushed in batches by {@link #flushScripts()}: a call made on a Netty
  * event loop (Lettuce's own, completing the previous call; or an edge's) is flushed when that loop has
  * run the rest of its current work, with every other call written meanwhile, so many calls in flight
  * share one write and Redis reads them in one go; a call from any other thread is flushed at once. On a
- * cluster each command is flushed as it is written (Lettuce opens a node's connection when a command
- * first needs it, and a batch flushed before that connection exists would never be sent). An endpoint
+ * cluster and through Sentinel each command is flushed as it is written (Lettuce opens a node's
+ * connection when a command first needs it, or after a fail-over, and a batch flushed before that
+ * connection exists would not be sent). An endpoint
  * over a caller's connection ({@link #wrap}) has only that one, flushed as it is.
  *
  * <p><b>Cluster.</b> A {@code redis-cluster://} URL connects with Lettuce's {@code RedisClusterClient}:
@@ -60,6 +63,10 @@ import org.slf4j.LoggerFactory;
  * and the slot map is refreshed when a redirect, a reconnect or a failed node says it changed (and every
  * 30 s). Every store keeps the keys of one script call in one slot (hash tags), so each call runs on
  * one node.
+ *
+ * <p><b>Sentinel.</b> A {@code redis-sentinel://…#master} URL connects with Lettuce's master/replica
+ * connection: the Sentinels name the primary, and when they fail it over ({@code +switch-master}) commands
+ * go to the new primary. Commands in flight during the switch fail and are answered by the failure mode.
  *
  * <p><b>Health.</b> Stores report every command's outcome ({@link #recordSuccess()},
  * {@link #recordFailure(Throwable)} for an outage, {@link #recordError(Throwable)} for a reply that is an
@@ -103,7 +110,7 @@ public final class RedisEndpoint implements AutoCloseable {
     private final RedisUrl url; // null when wrapping a caller's connection
     private final AbstractRedisClient client; // null when wrapping
     private final ClientResources resources; // null when wrapping
-    /** Whether the script connection is flushed in batches (one server or a sentinel's primary). */
+    /** Whether the script connection is flushed in batches (one server: {@code redis://}). */
     private final boolean batched;
     private final AtomicReference<StatefulConnection<String, String>> connection = new AtomicReference<>();
     private volatile RedisClusterAsyncCommands<String, String> commands;
@@ -183,25 +190,39 @@ public final class RedisEndpoint implements AutoCloseable {
                     .build();
             if (url.topology() == RedisUrl.Topology.CLUSTER) {
                 RedisClusterClient cluster = RedisClusterClient.create(resources, url.nodes());
-                cluster.setOptions(ClusterClientOptions.builder(options)
-                        .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-                                .enablePeriodicRefresh(Duration.ofSeconds(30))
-                                .enableAllAdaptiveRefreshTriggers()
-                                .build())
-                        .maxRedirects(3)
-                        .build());
+                cluster.setOptions(clusterOptions(options));
                 this.client = cluster;
                 this.batched = false;
             } else {
                 RedisClient single = RedisClient.create(resources);
                 single.setOptions(options);
                 this.client = single;
-                this.batched = true;
+                // a sentinel's primary is reached through Lettuce's master/replica connection, which opens a
+                // new connection after a fail-over: like a cluster's, its commands are flushed as written
+                this.batched = url.topology() == RedisUrl.Topology.STANDALONE;
             }
             connectAsync();
         }
         long every = config.probeInterval().toNanos();
         this.probeTask = timer.scheduleWithFixedDelay(this::probe, every, every, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * The cluster client's options: {@code options}, plus the slot map refreshed every 30 s and whenever a
+     * redirect, a persistent reconnect, an uncovered slot or an unknown node says it changed; at most 3
+     * redirects per command.
+     */
+    @SuppressWarnings("deprecation") // the adaptive triggers: still how Lettuce 7.7 is told to refresh on events
+    private static ClusterClientOptions clusterOptions(ClientOptions options) {
+        return ClusterClientOptions.builder(options)
+                .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                        .enablePeriodicRefresh(Duration.ofSeconds(30))
+                        .enableAdaptiveRefreshTrigger(RefreshTrigger.MOVED_REDIRECT, RefreshTrigger.ASK_REDIRECT,
+                                RefreshTrigger.PERSISTENT_RECONNECTS, RefreshTrigger.UNCOVERED_SLOT,
+                                RefreshTrigger.UNKNOWN_NODE)
+                        .build())
+                .maxRedirects(3)
+                .build();
     }
 
     /**
@@ -469,6 +490,11 @@ public final class RedisEndpoint implements AutoCloseable {
                 return CompletableFuture.allOf(nodes.toArray(CompletableFuture[]::new))
                         .handle((v, e) -> (StatefulConnection<String, String>) c);
             });
+        }
+        if (url.topology() == RedisUrl.Topology.SENTINEL) {
+            // follows the Sentinels' +switch-master: after a fail-over, commands go to the new primary
+            return MasterReplica.connectAsync((RedisClient) client, StringCodec.UTF8, url.nodes().get(0))
+                    .thenApply(c -> (StatefulConnection<String, String>) c);
         }
         return ((RedisClient) client).connectAsync(StringCodec.UTF8, url.nodes().get(0)).toCompletableFuture()
                 .thenApply(c -> (StatefulConnection<String, String>) c);

@@ -67,8 +67,9 @@ public record RedisUrl(Topology topology, List<RedisURI> nodes, String text) {
             return switch (scheme) {
                 case "redis", "rediss" -> new RedisUrl(Topology.STANDALONE, List.of(RedisURI.create(s)), s);
                 case "redis-sentinel", "rediss-sentinel" -> {
-                    RedisURI uri = RedisURI.create(s);
-                    if (uri.getSentinelMasterId() == null || uri.getSentinelMasterId().isBlank()) {
+                    int hash = s.indexOf('#');
+                    RedisURI uri = hash < 0 || s.substring(hash + 1).isBlank() ? null : RedisURI.create(s);
+                    if (uri == null || uri.getSentinelMasterId() == null || uri.getSentinelMasterId().isBlank()) {
                         throw new IllegalArgumentException("a sentinel URL names its master after '#' ("
                                 + scheme + "://host:26379#mymaster), was \"" + masked(s) + "\"");
                     }

@@ -70,7 +70,7 @@ public final class LocalRedisServers implements ExecutionCondition, AutoCloseabl
         if (path == null) {
             return null;
         }
-        for (String d : path.split(File.pathSeparator)) {
+        for (String d : path.split(java.util.regex.Pattern.quote(File.pathSeparator), -1)) {
             Path p = Path.of(d, program);
             if (Files.isExecutable(p)) {
                 return p;
@@ -142,15 +142,42 @@ public final class LocalRedisServers implements ExecutionCondition, AutoCloseabl
     }
 
     /**
-     * A Sentinel on a free port monitoring the primary at {@code masterPort} as {@code masterName}
-     * (quorum 1), answering {@code SENTINEL get-master-addr-by-name} for it; returns its port.
+     * A replica of the server on {@code masterPort}, on a free port, its link up ({@code INFO replication}:
+     * {@code master_link_status:up}); returns its port.
      */
-    public int startSentinel(String masterName, int masterPort) throws IOException, InterruptedException {
+    public int startReplica(int masterPort) throws IOException, InterruptedException {
+        int port = freePort(false);
+        start(List.of("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1", "--save", "",
+                "--appendonly", "no", "--daemonize", "no", "--dir", dir.toString(), "--replicaof", "127.0.0.1",
+                Integer.toString(masterPort)), "replica-" + port);
+        awaitPing(port);
+        long deadline = System.nanoTime() + START_BOUND.toNanos();
+        while (!cli(port, "info", "replication").contains("master_link_status:up")) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("replica " + port + " not linked to " + masterPort);
+            }
+            Thread.sleep(20);
+        }
+        return port;
+    }
+
+    /**
+     * A Sentinel on a free port monitoring the primary at {@code masterPort} as {@code masterName}
+     * (quorum 1; told of {@code replicaPorts} at once rather than after its first {@code INFO}), answering
+     * {@code SENTINEL get-master-addr-by-name} for it; returns its port.
+     */
+    public int startSentinel(String masterName, int masterPort, int... replicaPorts)
+            throws IOException, InterruptedException {
         int port = freePort(false);
         Path conf = dir.resolve("sentinel-" + port + ".conf");
+        StringBuilder replicas = new StringBuilder();
+        for (int r : replicaPorts) {
+            replicas.append("sentinel known-replica ").append(masterName).append(" 127.0.0.1 ").append(r).append('\n');
+        }
         Files.writeString(conf, "port " + port + "\nbind 127.0.0.1\ndaemonize no\ndir " + dir + "\n"
                 + "sentinel monitor " + masterName + " 127.0.0.1 " + masterPort + " 1\n"
-                + "sentinel down-after-milliseconds " + masterName + " 5000\n");
+                + "sentinel down-after-milliseconds " + masterName + " 5000\n"
+                + "sentinel failover-timeout " + masterName + " 10000\n" + replicas);
         start(List.of("redis-server", conf.toString(), "--sentinel"), "sentinel-" + port);
         awaitPing(port);
         long deadline = System.nanoTime() + START_BOUND.toNanos();
@@ -236,8 +263,10 @@ public final class LocalRedisServers implements ExecutionCondition, AutoCloseabl
         while (!ping(port)) {
             if (System.nanoTime() - deadline > 0) {
                 String log = "";
-                for (Path p : Files.list(dir).filter(f -> f.toString().endsWith(port + ".log")).toList()) {
-                    log = Files.readString(p);
+                try (Stream<Path> files = Files.list(dir)) {
+                    for (Path p : files.filter(f -> f.toString().endsWith(port + ".log")).toList()) {
+                        log = Files.readString(p);
+                    }
                 }
                 throw new IllegalStateException("redis on port " + port + " did not answer PING within " + START_BOUND
                         + ":\n" + log);

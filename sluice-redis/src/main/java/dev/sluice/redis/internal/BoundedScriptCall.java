@@ -315,13 +315,13 @@ public final class BoundedScriptCall {
      * number of such answers since the last line; no stack trace, except at DEBUG.
      */
     private void logError(Throwable cause) {
-        long count = unloggedErrors.incrementAndGet();
+        unloggedErrors.incrementAndGet();
         long now = System.nanoTime();
         long last = lastErrorLogNanos.get();
         if (now - last < ERROR_LOG_EVERY_NANOS || !lastErrorLogNanos.compareAndSet(last, now)) {
             return;
         }
-        count = unloggedErrors.getAndSet(0);
+        long count = unloggedErrors.getAndSet(0);
         String hint = RedisFailures.topologyHint(cause);
         LOG.warn("{}: redis answered {} call(s) with an error since the last such line, answering them without it "
                         + "(latest: {}{})",

@@ -118,6 +118,7 @@ public final class LuaScript {
     }
 
     /** Loads the script where a call with {@code keys} runs: on a cluster, the primary of the first key's slot. */
+    @SuppressWarnings("deprecation") // getStatefulConnection: the cluster commands' own connection, its slot map
     private CompletableFuture<String> load(RedisClusterAsyncCommands<String, String> commands, String[] keys,
             Runnable flush) {
         if (commands instanceof RedisAdvancedClusterAsyncCommands<String, String> cluster && keys.length > 0) {
