@@ -86,6 +86,8 @@ public final class LocalRedisServers implements ExecutionCondition, AutoCloseabl
 
     private LocalRedisServers(Path dir) {
         this.dir = dir;
+        // a JVM stopped before @AfterAll (a killed fork) still stops its servers
+        Runtime.getRuntime().addShutdownHook(new Thread(this::close, "local-redis-servers-stop"));
     }
 
     /** An empty set of servers with its temporary directory. */
@@ -216,7 +218,7 @@ public final class LocalRedisServers implements ExecutionCondition, AutoCloseabl
 
     /** Kills every process started (and waits for it), then deletes the directory. */
     @Override
-    public void close() {
+    public synchronized void close() {
         for (Process p : processes) {
             p.destroyForcibly();
         }
@@ -239,7 +241,7 @@ public final class LocalRedisServers implements ExecutionCondition, AutoCloseabl
 
     // ------------------------------------------------------------------------------------ helpers
 
-    private void start(List<String> command, String name) throws IOException {
+    private synchronized void start(List<String> command, String name) throws IOException {
         ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
                 .redirectOutput(dir.resolve(name + ".log").toFile());
         processes.add(pb.start());
