@@ -74,9 +74,11 @@ import org.slf4j.LoggerFactory;
  * marked <em>down</em>: {@link #commandsIfUp()} returns {@code null}, stores answer locally, and no
  * command is sent to Redis, so a paused Redis does not accumulate a backlog of stale decisions to replay
  * when it wakes. While down, one probe per {@link RedisEndpointConfig#probeInterval()} (a {@code PING},
- * or a connection attempt if none was ever made) checks it; the first {@code PONG} marks it <em>up</em>
- * again. A Redis marked down for answering errors ({@code MOVED}, {@code CROSSSLOT}, {@code NOSCRIPT}
- * after a load, a script error) is not trusted on a {@code PONG} alone: the probe also checks its
+ * or a connection attempt if none was ever made; on a cluster, the slot map refreshed and
+ * {@code CLUSTER INFO} from every primary) checks it; the first {@code PONG} (on a cluster: every primary
+ * saying {@code cluster_state:ok}) marks it <em>up</em> again.
+ * A Redis marked down for answering errors ({@code MOVED}, {@code CROSSSLOT}, {@code NOSCRIPT} after a
+ * load, a script error) is not trusted on a {@code PONG} alone: the probe also checks its
  * deployment (below), and waits twice as long after each such fall within a minute of the last (up to
  * 30 s), so a Redis that answers every call with an error is reported down, not flapping. Nothing
  * reconnects in a storm: Lettuce reconnects a dropped connection with an exponential back-off capped at
@@ -682,7 +684,10 @@ public final class RedisEndpoint implements AutoCloseable {
         RedisClusterAsyncCommands<String, String> c = commands;
         CompletableFuture<String> ping;
         try {
-            ping = c.ping().toCompletableFuture();
+            ping = connection.get() instanceof StatefulRedisClusterConnection<String, String> cluster
+                    && scriptConnection.get() instanceof StatefulRedisClusterConnection<String, String> scripts
+                    ? pingEveryPrimary(cluster, scripts)
+                    : c.ping().toCompletableFuture();
         } catch (RuntimeException e) {
             probing.set(false);
             return;
@@ -717,6 +722,40 @@ public final class RedisEndpoint implements AutoCloseable {
                 markUp("probe answered after error replies");
             });
         });
+    }
+
+    /**
+     * A cluster's probe: the slot map refreshed (a fail-over may have replaced a primary), then
+     * {@code CLUSTER INFO} from every primary over each connection's own link to it (the script
+     * connection's are the ones decisions take, and reconnect on their own); {@code "PONG"} when every one
+     * says {@code cluster_state:ok} (a restarted node answers {@code PING} before it has rejoined, and
+     * {@code CLUSTERDOWN} to commands until then). A plain {@code PING} would go to the node the
+     * connection was opened on, which may be the one gone.
+     */
+    @SafeVarargs
+    private CompletableFuture<String> pingEveryPrimary(StatefulRedisClusterConnection<String, String>... connections) {
+        return ((RedisClusterClient) client).refreshPartitionsAsync().toCompletableFuture()
+                .handle((v, e) -> null) // a failed refresh keeps the last map: ping what it names
+                .thenCompose(v -> {
+                    List<CompletableFuture<String>> pongs = new ArrayList<>();
+                    for (StatefulRedisClusterConnection<String, String> cluster : connections) {
+                        for (RedisClusterNode node : cluster.getPartitions()) {
+                            if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
+                                pongs.add(cluster.getConnectionAsync(node.getUri().getHost(), node.getUri().getPort())
+                                        .thenCompose(n -> n.async().clusterInfo().toCompletableFuture())
+                                        .thenApply(info -> info.contains("cluster_state:ok") ? "PONG" : "not ok"));
+                            }
+                        }
+                    }
+                    return CompletableFuture.allOf(pongs.toArray(CompletableFuture[]::new)).thenApply(all -> {
+                        for (CompletableFuture<String> pong : pongs) {
+                            if (!"PONG".equalsIgnoreCase(pong.join())) {
+                                return "not every primary is cluster_state:ok";
+                            }
+                        }
+                        return pongs.isEmpty() ? "no primary in the slot map" : "PONG";
+                    });
+                });
     }
 
     private String describe() {

@@ -40,6 +40,9 @@ public final class LocalRedisServers implements ExecutionCondition, AutoCloseabl
 
     private final Path dir;
     private final List<Process> processes = new ArrayList<>();
+    /** Port → the command that started its server and its process, for {@link #stop} and {@link #restart}. */
+    private final java.util.Map<Integer, List<String>> commands = new java.util.HashMap<>();
+    private final java.util.Map<Integer, Process> byPort = new java.util.HashMap<>();
 
     @Override
     public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
@@ -243,8 +246,26 @@ public final class LocalRedisServers implements ExecutionCondition, AutoCloseabl
 
     private synchronized void start(List<String> command, String name) throws IOException {
         ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
-                .redirectOutput(dir.resolve(name + ".log").toFile());
-        processes.add(pb.start());
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(name + ".log").toFile()));
+        Process p = pb.start();
+        processes.add(p);
+        int at = command.indexOf("--port"); // a Sentinel's port is in its file: not restartable by port
+        int port = at < 0 ? -processes.size() : Integer.parseInt(command.get(at + 1));
+        commands.put(port, List.copyOf(command));
+        byPort.put(port, p);
+    }
+
+    /** Kills the server on {@code port} (as a crash would) and waits for it to end. */
+    public synchronized void stop(int port) throws InterruptedException {
+        Process p = byPort.get(port);
+        p.destroyForcibly();
+        p.waitFor(5, TimeUnit.SECONDS);
+    }
+
+    /** Starts the server on {@code port} again with the command it was first started with; waits for PING. */
+    public void restart(int port) throws IOException {
+        start(commands.get(port), "restarted-" + port);
+        awaitPing(port);
     }
 
     private String run(List<String> command) throws IOException, InterruptedException {

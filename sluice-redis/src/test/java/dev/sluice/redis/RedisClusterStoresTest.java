@@ -39,8 +39,11 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -54,6 +57,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Tag("slow")
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 @ExtendWith(LocalRedisServers.class)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RedisClusterStoresTest {
 
     /** Five per hour: nothing refills during a test, on any clock. */
@@ -314,5 +318,50 @@ class RedisClusterStoresTest {
         assertThat(lines).noneMatch(l -> l.startsWith("\tat ") || l.contains("ERROR"));
         assertThat(lines.size()).as(String.join("\n", lines)).isLessThan(12);
         System.out.println("MOVED for " + decisions[0] + " decisions in 1.5 s logged: " + errorLines.getFirst());
+    }
+
+    /**
+     * A primary that crashes: decisions for its slots fail, Redis is marked down and every decision is
+     * answered locally; when it is back and has rejoined, the probe ({@code cluster_state:ok} from every
+     * primary) marks Redis up and decisions are Redis's again, on every node. Last: it takes a node away from the shared cluster.
+     */
+    @Test
+    @Order(Integer.MAX_VALUE)
+    void aCrashedPrimaryMarksRedisDownAndItsReturnUp() throws Exception {
+        String prefix = "sluice:c6:";
+        RedisEndpoint own = RedisEndpoint.connect(clusterUrl);
+        try {
+            own.awaitFirstAttempt(Duration.ofSeconds(10));
+            RedisTestSupport.awaitUp(own);
+            RedisLimiterStore store = new RedisLimiterStore(own, RedisLimiterConfig.builder().keyPrefix(prefix)
+                    .decisionTimeout(Duration.ofMillis(500)).build());
+            Map<Integer, List<String>> perNode = apiKeysPerNode(prefix, 1);
+            int crashed = ports.get(2);
+            String onCrashed = perNode.get(crashed).get(0);
+
+            servers.stop(crashed);
+            long stopped = System.nanoTime();
+            RedisTestSupport.await("redis marked down", Duration.ofSeconds(10), () -> {
+                store.decide(onCrashed, ROOMY, Costs.ONE);
+                return !own.isUp();
+            });
+            long down = System.nanoTime();
+            Decision meanwhile = store.decide(perNode.get(ports.get(0)).get(0), ROOMY, Costs.ONE);
+            assertThat(meanwhile).isInstanceOf(Allowed.class); // answered locally, at once
+            long redisBefore = store.stats().redisDecisions();
+
+            servers.restart(crashed);
+            long restarted = System.nanoTime();
+            RedisTestSupport.await("redis up again", Duration.ofSeconds(15), own::isUp);
+            long up = System.nanoTime();
+            for (List<String> keys : perNode.values()) {
+                assertThat(store.decide(keys.get(0), ROOMY, Costs.ONE)).isInstanceOf(Allowed.class);
+            }
+            assertThat(store.stats().redisDecisions() - redisBefore).as("decided by Redis on every node").isEqualTo(3);
+            System.out.printf("cluster node crash: marked down %d ms after the kill; up %d ms after the restart%n",
+                    (down - stopped) / 1_000_000, (up - restarted) / 1_000_000);
+        } finally {
+            own.close();
+        }
     }
 }
