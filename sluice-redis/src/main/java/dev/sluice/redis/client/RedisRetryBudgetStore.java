@@ -3,6 +3,7 @@ package dev.sluice.redis.client;
 import dev.sluice.client.RetryBudgetConfig;
 import dev.sluice.client.spi.RetryBudgetStore;
 import dev.sluice.redis.RedisEndpoint;
+import dev.sluice.redis.internal.HashTags;
 import dev.sluice.redis.internal.LuaScript;
 import java.util.List;
 import java.util.Objects;
@@ -67,6 +68,7 @@ public final class RedisRetryBudgetStore implements RetryBudgetStore {
             String limitName, boolean preload) {
         Objects.requireNonNull(endpoint, "endpoint");
         RetryBudgetConfig b = config.budget();
+        HashTags.requireUsablePrefix("keyPrefix", config.keyPrefix(), endpoint);
         this.calls = new ScriptCalls(endpoint, script, config, "shared retry budget \"" + limitName + "\"", preload);
         this.keys = new String[] {keys.budget()};
         long windowSeconds = Math.max(1, b.window().toSeconds()); // one-second slots, as the in-memory budget
