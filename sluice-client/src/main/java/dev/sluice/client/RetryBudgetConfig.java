@@ -42,13 +42,17 @@ import java.util.Objects;
  * @param minRetries retries always allowed per window, {@code >= 0}
  * @param spreadWindow the short window in which the ratio also holds, {@link Duration#ZERO} (off) or
  *     at least 100 ms and at most {@code window}
- * @throws IllegalArgumentException if a value is out of range
  */
 public record RetryBudgetConfig(double ratio, Duration window, int minRetries, Duration spreadWindow) {
 
     /** The default spread window: SPEC §8's 5 s blip. */
     public static final Duration DEFAULT_SPREAD_WINDOW = Duration.ofSeconds(5);
 
+    /**
+     * Checks the components.
+     *
+     * @throws IllegalArgumentException if a value is out of range
+     */
     public RetryBudgetConfig {
         if (!(ratio >= 0.0) || ratio > 1.0e6) {
             throw new IllegalArgumentException("ratio must be >= 0: " + ratio);
