@@ -14,7 +14,7 @@ public final class Main {
 
     public static void main(String[] argv) throws Exception {
         if (argv.length == 0) {
-            System.err.println("usage: sluice-bench limiter|footprint|redis|sdk|delivery|sim [--name value ...]");
+            System.err.println("usage: sluice-bench limiter|footprint|redis|redis-cluster|sdk|delivery|sim [--name value ...]");
             System.exit(2);
         }
         Args args;
@@ -29,6 +29,7 @@ public final class Main {
             case "limiter" -> LimiterRun.run(args);
             case "footprint" -> Footprint.run(args);
             case "redis" -> dev.sluice.bench.redis.RedisRun.run(args);
+            case "redis-cluster" -> dev.sluice.bench.redis.RedisClusterRun.run(args);
             case "sdk" -> dev.sluice.bench.sdk.SdkRun.run(args);
             case "delivery" -> dev.sluice.bench.delivery.DeliveryRun.run(args);
             case "sim" -> dev.sluice.bench.sim.SimRun.run(args);

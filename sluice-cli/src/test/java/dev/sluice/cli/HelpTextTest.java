@@ -46,7 +46,8 @@ class HelpTextTest {
             String next = lines.get(i + 1);
             boolean shortLine = !line.isBlank() && line.length() < width / 2;
             boolean sentenceGoesOn = !next.isBlank() && indent(next) == indent(line)
-                    && Character.isLowerCase(next.strip().charAt(0)) && !line.strip().endsWith(":");
+                    && Character.isLowerCase(next.strip().charAt(0)) && !line.strip().endsWith(":")
+                    && !line.strip().endsWith("."); // a sentence that ended (a list of subcommands)
             if (shortLine && sentenceGoesOn) {
                 ragged.add(commandLine.getCommandName() + ": \"" + line + "\" / \"" + next + "\"");
             }

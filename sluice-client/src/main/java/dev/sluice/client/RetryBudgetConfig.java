@@ -49,7 +49,7 @@ public record RetryBudgetConfig(double ratio, Duration window, int minRetries, D
     public static final Duration DEFAULT_SPREAD_WINDOW = Duration.ofSeconds(5);
 
     /**
-     * Checks the components.
+     * Checks the settings.
      *
      * @throws IllegalArgumentException if a value is out of range
      */

@@ -16,6 +16,8 @@ import dev.sluice.edge.decision.EdgeDecider;
 import dev.sluice.edge.decision.ProtectedDecider;
 import dev.sluice.edge.decision.EdgeRules;
 import dev.sluice.edge.internal.KeyAdminApi;
+import dev.sluice.edge.internal.DashboardEndpoints;
+import dev.sluice.edge.dashboard.Dashboard;
 import dev.sluice.edge.internal.ConfigWatcher;
 import dev.sluice.edge.internal.DateField;
 import dev.sluice.edge.internal.EdgeContext;
@@ -99,6 +101,7 @@ public final class EdgeServer implements AutoCloseable {
     private IdempotencyStore idempotencyStore;
     private boolean ownsIdempotencyStore;
     private ServerTls tls; // null: plain HTTP/1.1 and h2c
+    private Dashboard dashboard;
 
     private EdgeServer(EventLoopGroup group, Channel server, Channel admin, ChannelGroup connections, UpstreamPool pool,
             EdgeDecider decider, LimiterStore store, boolean ownsStore, PrometheusMeterRegistry registry,
@@ -177,8 +180,10 @@ public final class EdgeServer implements AutoCloseable {
                     .description("Requests past the shedder and not yet ended").register(registry);
             options.meterBinders().forEach(b -> b.bindTo(registry));
             DateField dates = new DateField(options.time());
+            Dashboard dashboard = new Dashboard(options.time(), registry, config.store());
             EdgeContext context = new EdgeContext(decider, pool, new EdgeMetrics(registry),
-                    new SoftLimitNotifier(options.quotaWarningSink()), options.time(), config.listen(), dates);
+                    new SoftLimitNotifier(dashboard.recording(options.quotaWarningSink())), options.time(),
+                    config.listen(), dates, dashboard);
             Channel server = bind(new ServerBootstrap().group(group).channel(transports.serverChannel())
                     .option(ChannelOption.SO_BACKLOG, 1024)
                     .option(ChannelOption.SO_REUSEADDR, true)
@@ -193,8 +198,8 @@ public final class EdgeServer implements AutoCloseable {
                             .option(ChannelOption.SO_REUSEADDR, true)
                             .childHandler(ServerInitializers.admin(registry, dates, connections,
                                     new KeyAdminApi(a, decider, store, options.keyAdministration(),
-                                            options.time()))), a.host(), a.port(),
-                            "admin");
+                                            options.time()), new DashboardEndpoints(dashboard, a))), a.host(),
+                            a.port(), "admin");
                 } catch (RuntimeException e) {
                     server.close().syncUninterruptibly();
                     throw e;
@@ -202,6 +207,7 @@ public final class EdgeServer implements AutoCloseable {
             }
             EdgeServer edge = new EdgeServer(group, server, admin, connections, pool, decider, store, ownsStore,
                     registry, transports.name(), config);
+            edge.dashboard = dashboard;
             edge.shedder = shedder;
             edge.escalation = escalation;
             edge.idempotencyStore = idempotencyStore;
@@ -294,6 +300,15 @@ public final class EdgeServer implements AutoCloseable {
     /** The registry served at {@code GET /metrics} on the admin port. */
     public PrometheusMeterRegistry registry() {
         return registry;
+    }
+
+    /**
+     * What the admin port's dashboard shows ({@code GET /} on the admin port, its data at
+     * {@code GET /admin/v1/dashboard}): decision rates per plan and route, the keys refused most often, the
+     * store's state, soft-limit warnings. Counts even when the admin port is off.
+     */
+    public Dashboard dashboard() {
+        return dashboard;
     }
 
     /** {@code epoll} or {@code nio}. */

@@ -51,6 +51,10 @@ public final class EdgeStores {
      *     and lease expiry
      * @return a store the caller closes (after the edge)
      * @throws IllegalArgumentException when Lettuce cannot parse the Redis URL
+     * @throws dev.sluice.redis.RedisTopologyException (an {@code IllegalArgumentException}) when Redis
+     *     answered and is deployed otherwise than the URL says: a {@code redis://} URL at a cluster node, a
+     *     {@code redis-cluster://} URL at a server without cluster support, a sentinel without the URL's
+     *     master; {@code sluice edge} prints its one-line message and exits with 2
      */
     public static LimiterStore open(StoreConfig config, TimeSource time) {
         Objects.requireNonNull(config, "config");

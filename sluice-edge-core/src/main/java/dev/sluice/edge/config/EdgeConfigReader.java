@@ -312,12 +312,13 @@ public final class EdgeConfigReader {
                 return StoreConfig.MEMORY;
             }
             String urlProblem = StoreConfig.Redis.urlProblem(t);
-            boolean redisUrl = t.toLowerCase(java.util.Locale.ROOT).matches("rediss?://.+");
+            boolean redisUrl = t.toLowerCase(java.util.Locale.ROOT).matches("rediss?(-cluster|-sentinel)?://.+");
             if (urlProblem != null && !t.contains("@") && redisUrl) {
                 problems.add(node, urlProblem); // a Redis URL the client would refuse: say why
                 return StoreConfig.MEMORY;
             } else if (urlProblem != null) {
-                problems.add(node, "must be memory or a redis:// URL, was " + (t.contains("@")
+                problems.add(node, "must be memory or a redis://, redis-cluster:// or redis-sentinel:// URL, was "
+                        + (t.contains("@")
                         ? "a URL with credentials" : "\"" + t + "\""));
                 return StoreConfig.MEMORY;
             }

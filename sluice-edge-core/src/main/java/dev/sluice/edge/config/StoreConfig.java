@@ -17,7 +17,9 @@ import java.util.Optional;
  * store: redis://10.0.0.5:6379      # one Redis shared by every replica, all other settings default
  *
  * store:
- *   url: redis://10.0.0.5:6379      # redis:// or rediss://, as Lettuce reads it (password, database)
+ *   url: redis://10.0.0.5:6379      # redis:// or rediss://, as Lettuce reads it (password, database);
+ *                                   # redis-cluster://h1:7000,h2:7001 for a Redis Cluster;
+ *                                   # redis-sentinel://h1:26379,h2:26379#mymaster through Sentinel
  *   replicas: 3                     # N: when Redis does not answer, each replica allows ceil(q/N)
  *   decision-timeout: 50ms          # longest wait for Redis per decision
  *   failure-mode: fail-open-degraded  # or fail-closed: 503 overloaded; a route may override it
@@ -47,10 +49,12 @@ public sealed interface StoreConfig permits StoreConfig.Memory, StoreConfig.Redi
     }
 
     /**
-     * One Redis server shared by every replica of the edge (SPEC §3.14; {@code RedisLimiterStore} in
-     * {@code sluice-redis}).
+     * One Redis shared by every replica of the edge (SPEC §3.14; {@code RedisLimiterStore} in
+     * {@code sluice-redis}): one server, a Redis Cluster, or a primary found through Sentinel.
      *
-     * @param url {@code redis://[user:password@]host[:port][/database]} or {@code rediss://…}
+     * @param url {@code redis://[user:password@]host[:port][/database]} or {@code rediss://…}; a cluster's
+     *     seeds {@code redis-cluster://host:port[,host:port…]}; Sentinels and the master's name
+     *     {@code redis-sentinel://host:port[,host:port…]#master} (see {@link #urlProblem})
      * @param replicas {@code N}, the number of edge replicas sharing this Redis, 1..10,000: the local
      *     fallback allows {@code ceil(q/N)} per policy
      * @param decisionTimeout the longest wait for Redis per decision, &gt; 0
@@ -114,17 +118,35 @@ public sealed interface StoreConfig permits StoreConfig.Memory, StoreConfig.Redi
             }
         }
 
-        /** Why {@code url} is not a usable Redis URL, or {@code null}. */
+        /**
+         * Why {@code url} is not a usable Redis URL, or {@code null}. The forms: one server
+         * {@code redis://[[user:]password@]host[:port][/database]} (or {@code rediss://}); a Redis Cluster
+         * {@code redis-cluster://[[user:]password@]host[:port][,host[:port]…]} (or {@code rediss-cluster://};
+         * the hosts are seeds, database 0 only); a primary found through Sentinel
+         * {@code redis-sentinel://[[user:]password@]host[:port][,host[:port]…][/database]#master} (or
+         * {@code rediss-sentinel://}).
+         */
         public static String urlProblem(String url) {
             if (url == null || url.isBlank()) {
-                return "must be a redis:// or rediss:// URL, was empty";
+                return "must be a " + FORMS + " URL, was empty";
             }
+            String s = url.strip();
+            int sep = s.indexOf("://");
+            String scheme = sep < 0 ? "" : s.substring(0, sep).toLowerCase(Locale.ROOT);
+            return switch (scheme) {
+                case "redis", "rediss" -> serverUrlProblem(s);
+                case "redis-cluster", "rediss-cluster", "redis-sentinel", "rediss-sentinel" ->
+                        multiHostUrlProblem(s, scheme);
+                default -> "must be a " + FORMS + " URL, was \"" + masked(s) + "\"";
+            };
+        }
+
+        /** The URL forms, as messages name them. */
+        private static final String FORMS = "redis://, rediss://, redis-cluster:// or redis-sentinel://";
+
+        private static String serverUrlProblem(String url) {
             try {
-                URI u = new URI(url.strip());
-                String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(Locale.ROOT);
-                if (!scheme.equals("redis") && !scheme.equals("rediss")) {
-                    return "must be a redis:// or rediss:// URL, was \"" + masked(url) + "\"";
-                }
+                URI u = new URI(url);
                 if (u.getHost() == null || u.getHost().isEmpty()) {
                     return "must name a host (redis://host:6379), was \"" + masked(url) + "\"";
                 }
@@ -136,19 +158,94 @@ public sealed interface StoreConfig permits StoreConfig.Memory, StoreConfig.Redi
                 if (!path.isEmpty() && !path.equals("/") && !path.matches("/[0-9]{1,9}")) {
                     return "the path is the database number (redis://host:6379/0), was \"" + path + "\"";
                 }
-                String query = u.getRawQuery() == null ? "" : u.getRawQuery();
-                for (String param : query.split("&")) {
-                    if (param.startsWith("verifyPeer=")) {
-                        String mode = param.substring("verifyPeer=".length());
-                        if (!mode.matches("(?i)full|ca|none")) {
-                            return "verifyPeer: must be full, ca or none, was \"" + mode + "\"";
-                        }
-                    }
-                }
-                return null;
+                return queryProblem(u.getRawQuery());
             } catch (URISyntaxException e) {
                 return "not a URL: " + masked(url);
             }
+        }
+
+        /** A cluster's seeds or a Sentinel set: {@code host[:port]} separated by commas. */
+        private static String multiHostUrlProblem(String url, String scheme) {
+            boolean sentinel = scheme.endsWith("sentinel");
+            String rest = url.substring(scheme.length() + 3);
+            int hash = rest.indexOf('#');
+            String fragment = hash < 0 ? null : rest.substring(hash + 1);
+            if (hash >= 0) {
+                rest = rest.substring(0, hash);
+            }
+            int q = rest.indexOf('?');
+            String query = q < 0 ? null : rest.substring(q + 1);
+            if (q >= 0) {
+                rest = rest.substring(0, q);
+            }
+            int slash = rest.indexOf('/');
+            String path = slash < 0 ? "" : rest.substring(slash);
+            String authority = slash < 0 ? rest : rest.substring(0, slash);
+            String hosts = authority.substring(authority.lastIndexOf('@') + 1);
+            String example = sentinel ? scheme + "://host:26379#mymaster" : scheme + "://host:7000,host:7001";
+            for (String hostPort : hosts.split(",", -1)) {
+                String problem = hostPortProblem(hostPort.strip());
+                if (problem != null) {
+                    return problem + " (" + example + "), was \"" + masked(url) + "\"";
+                }
+            }
+            if (sentinel) {
+                if (!path.isEmpty() && !path.equals("/") && !path.matches("/[0-9]{1,9}")) {
+                    return "the path is the database number (" + scheme + "://host:26379/0#mymaster), was \"" + path
+                            + "\"";
+                }
+                if (fragment == null || fragment.isBlank()) {
+                    return "a sentinel URL names its master after '#' (" + example + "), was \"" + masked(url) + "\"";
+                }
+            } else {
+                if (!path.isEmpty() && !path.equals("/") && !path.equals("/0")) {
+                    return "a Redis Cluster has database 0 only, was \"" + path + "\"";
+                }
+                if (fragment != null) {
+                    return "a cluster URL has no '#' part, was \"" + masked(url) + "\"";
+                }
+            }
+            return queryProblem(query);
+        }
+
+        private static String hostPortProblem(String hostPort) {
+            if (hostPort.isEmpty()) {
+                return "must name a host for each node";
+            }
+            String host = hostPort;
+            String port = null;
+            if (hostPort.startsWith("[")) { // [::1]:7000
+                int close = hostPort.indexOf(']');
+                if (close < 0) {
+                    return "an IPv6 host is written in brackets";
+                }
+                host = hostPort.substring(1, close);
+                String after = hostPort.substring(close + 1);
+                port = after.startsWith(":") ? after.substring(1) : after.isEmpty() ? null : after;
+            } else if (hostPort.lastIndexOf(':') >= 0) {
+                host = hostPort.substring(0, hostPort.lastIndexOf(':'));
+                port = hostPort.substring(hostPort.lastIndexOf(':') + 1);
+            }
+            if (host.isEmpty() || !host.matches("[A-Za-z0-9._:%-]+")) {
+                return "must name a host for each node";
+            }
+            if (port != null && (!port.matches("[0-9]{1,5}") || Integer.parseInt(port) < 1
+                    || Integer.parseInt(port) > 65_535)) {
+                return "port: must be in 1..65535, was \"" + port + "\"";
+            }
+            return null;
+        }
+
+        private static String queryProblem(String query) {
+            for (String param : (query == null ? "" : query).split("&")) {
+                if (param.startsWith("verifyPeer=")) {
+                    String mode = param.substring("verifyPeer=".length());
+                    if (!mode.matches("(?i)full|ca|none")) {
+                        return "verifyPeer: must be full, ca or none, was \"" + mode + "\"";
+                    }
+                }
+            }
+            return null;
         }
 
         /** {@code url} with any password replaced by {@code ***}: what logs and messages show. */
@@ -157,7 +254,7 @@ public sealed interface StoreConfig permits StoreConfig.Memory, StoreConfig.Redi
         }
 
         private static String masked(String url) {
-            return url.replaceFirst("^([a-zA-Z]+://)[^@/]*@", "$1***@");
+            return url.replaceFirst("^([a-zA-Z-]+://)[^@/]*@", "$1***@");
         }
 
         private static void requirePositive(String field, Duration d) {

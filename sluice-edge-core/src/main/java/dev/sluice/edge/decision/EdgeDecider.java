@@ -352,8 +352,9 @@ public final class EdgeDecider {
                     new DecisionRecord(route.id(), keyClass, DecisionOutcome.ALLOWED, route.dryRun()),
                     warnings(key, request.costs(), allowed.states(), soft), admissionListeners(key, allowed)));
             case Denied denied -> {
-                DecisionRecord record = new DecisionRecord(route.id(), keyClass,
-                        DecisionOutcome.of(Rejection.of(denied)), route.dryRun());
+                DecisionOutcome outcome = DecisionOutcome.of(Rejection.of(denied));
+                DecisionRecord record = route.dryRun() ? new DecisionRecord(route.id(), keyClass, outcome, true)
+                        : DecisionRecord.refused(request, outcome);
                 List<Header> headers = fields(r, denied.plan(), denied.states());
                 yield CompletableFuture.completedFuture(route.dryRun()
                         ? new Verdict.Forward(request, headers, Optional.empty(), record, List.of(), List.of())
@@ -361,8 +362,9 @@ public final class EdgeDecider {
                                 record, Optional.of(denied)));
             }
             case CostExceedsBurst tooBig -> usageOrNone(route, key).thenApply(states -> {
-                DecisionRecord record = new DecisionRecord(route.id(), keyClass, DecisionOutcome.COST_EXCEEDS_BURST,
-                        route.dryRun());
+                DecisionRecord record = route.dryRun()
+                        ? new DecisionRecord(route.id(), keyClass, DecisionOutcome.COST_EXCEEDS_BURST, true)
+                        : DecisionRecord.refused(request, DecisionOutcome.COST_EXCEEDS_BURST);
                 List<Header> headers = fields(r, tooBig.plan(), states);
                 return route.dryRun()
                         ? new Verdict.Forward(request, headers, Optional.empty(), record, List.of(), List.of())
@@ -370,7 +372,8 @@ public final class EdgeDecider {
             });
             case Unavailable u -> CompletableFuture.completedFuture(new Verdict.Answer(
                     storeUnavailable(r, u).withHeaders(fields(r, u.plan(), List.of())),
-                    new DecisionRecord(route.id(), keyClass, DecisionOutcome.UNAVAILABLE, route.dryRun())));
+                    new DecisionRecord(route.id(), keyClass, DecisionOutcome.UNAVAILABLE, route.dryRun(),
+                            key.keyId())));
         };
     }
 

@@ -159,8 +159,7 @@ public final class RetryLoopEscalation implements EdgeStage {
                                 + " s. Honour Retry-After."
                         : "This key keeps retrying before its Retry-After; wait " + seconds + " s.";
                 return held(apiKey, new Verdict.Answer(problems.get().escalated(blocked, seconds, detail, limit,
-                        violated), new DecisionRecord(request.route().id(), request.keyClass(),
-                        DecisionOutcome.ESCALATED, false)), limit, seconds);
+                        violated), DecisionRecord.refused(request, DecisionOutcome.ESCALATED)), limit, seconds);
             }
         }
         int levelAtStart = level;
@@ -215,8 +214,8 @@ public final class RetryLoopEscalation implements EdgeStage {
             return same;
         }
         return held(apiKey, new Verdict.Answer(problems.get().escalated(false, seconds, "This key keeps retrying "
-                + "before its Retry-After; wait " + seconds + " s.", limit, violated), new DecisionRecord(
-                request.route().id(), request.keyClass(), DecisionOutcome.ESCALATED, false)), limit, seconds);
+                + "before its Retry-After; wait " + seconds + " s.", limit, violated), DecisionRecord.refused(
+                request, DecisionOutcome.ESCALATED)), limit, seconds);
     }
 
     private void maybeSweep(long now) {

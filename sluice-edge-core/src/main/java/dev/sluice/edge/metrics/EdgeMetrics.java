@@ -58,7 +58,8 @@ public final class EdgeMetrics {
 
     /** Counts one decision and records how long it took. */
     public void decision(DecisionRecord record, long latencyNanos) {
-        decisions.computeIfAbsent(record, r -> Counter.builder("sluice.edge.decisions")
+        // the series is the record without its key id: a refused key is never a label
+        decisions.computeIfAbsent(record.withoutKeyId(), r -> Counter.builder("sluice.edge.decisions")
                 .description("Edge decisions by route, outcome and key class")
                 .tag("route", r.route()).tag("outcome", r.outcome().label()).tag("key_class", r.keyClass())
                 .tag("dry_run", Boolean.toString(r.dryRun()))

@@ -208,7 +208,7 @@ public final class CriticalityShedder implements EdgeStage {
     private CompletionStage<Verdict> answer(EdgeRequest request, DecisionOutcome outcome, String detail) {
         return CompletableFuture.completedFuture(new Verdict.Answer(
                 problems.get().overloaded(config.retryAfter(), detail),
-                new DecisionRecord(request.route().id(), request.keyClass(), outcome, false)));
+                DecisionRecord.refused(request, outcome)));
     }
 
     /** Frees the slot when the exchange ends; feeds the adaptive limit with the time to the head. */

@@ -4,6 +4,7 @@ import dev.sluice.edge.decision.BodyTap;
 import dev.sluice.edge.decision.Deadlines;
 import dev.sluice.edge.decision.ExchangeListener;
 import dev.sluice.edge.decision.RequestHead;
+import dev.sluice.edge.decision.DecisionRecord;
 import dev.sluice.edge.decision.Verdict;
 import dev.sluice.edge.config.ListenConfig;
 import dev.sluice.edge.response.EdgeResponse;
@@ -301,6 +302,7 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
         }
         if (!(verdict instanceof Verdict.Replay)) {
             edge.metrics().decision(verdict.record(), edge.time().nanoTime() - ex.startNanos);
+            edge.dashboard().decision(verdict.record());
         }
         switch (verdict) {
             case Verdict.Answer a -> answer(ex, a.response());
@@ -336,7 +338,9 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter {
         Verdict.Replay r = ex.replay;
         String digest = HexFormat.of().formatHex(ex.bodyDigest.digest());
         boolean same = digest.equals(r.bodySha256());
-        edge.metrics().decision(same ? r.record() : r.conflictRecord(), edge.time().nanoTime() - ex.startNanos);
+        DecisionRecord record = same ? r.record() : r.conflictRecord();
+        edge.metrics().decision(record, edge.time().nanoTime() - ex.startNanos);
+        edge.dashboard().decision(record);
         answer(ex, same ? r.replay() : r.conflict());
     }
 

@@ -34,7 +34,6 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -75,12 +74,11 @@ public final class KeyAdminApi {
     private static final ObjectMapper JSON = new ObjectMapper();
     public static final String PREFIX = "/admin/v1/";
 
-    private final AdminConfig admin;
     private final EdgeDecider decider;
     private final LimiterStore store;
     private final KeyAdministration keys;
     private final TimeSource time;
-    private final byte[] token;
+    private final AdminAccess access;
     private final ExecutorService work;
 
     /**
@@ -92,12 +90,11 @@ public final class KeyAdminApi {
      */
     public KeyAdminApi(AdminConfig admin, EdgeDecider decider, LimiterStore store, Optional<KeyAdministration> keys,
             TimeSource time) {
-        this.admin = admin;
         this.decider = decider;
         this.store = store;
         this.keys = keys.orElse(null);
         this.time = time;
-        this.token = admin.token().map(t -> t.getBytes(StandardCharsets.UTF_8)).orElse(null);
+        this.access = new AdminAccess(admin);
         this.work = Executors.newFixedThreadPool(2, r -> {
             Thread t = new Thread(r, "sluice-admin-api");
             t.setDaemon(true);
@@ -141,7 +138,7 @@ public final class KeyAdminApi {
             }
             String from = ctx.channel().remoteAddress() instanceof InetSocketAddress a
                     ? a.getAddress().getHostAddress() : "?";
-            Reply denied = access(req);
+            Reply denied = access.check(req);
             if (denied != null) {
                 LOG.warn("admin: {} {} refused ({}) from {}", req.method(), uri.path(), denied.status(), from);
                 req.release();
@@ -193,20 +190,6 @@ public final class KeyAdminApi {
                 ctx.writeAndFlush(resp).addListener(ChannelFutureListener.CLOSE);
             }
         }
-    }
-
-    /** 401 without the token, 403 when there is no token and the port is not on loopback; else null. */
-    private Reply access(FullHttpRequest req) {
-        if (token == null) {
-            return admin.loopback() ? null : problem(403, "admin_api_off", "The admin API is off: the admin port "
-                    + "is bound to " + admin.host() + ", which is not loopback, and admin.token is not set.");
-        }
-        String auth = req.headers().get(HttpHeaderNames.AUTHORIZATION);
-        if (auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7)
-                && MessageDigest.isEqual(auth.substring(7).strip().getBytes(StandardCharsets.UTF_8), token)) {
-            return null;
-        }
-        return problem(401, "unauthenticated", "Send Authorization: Bearer <admin.token>.");
     }
 
     // ---- routing --------------------------------------------------------------------------------------

@@ -157,6 +157,15 @@ public final class ServerInitializers {
     /** Admin port with the key admin API ({@code /admin/v1/...}) before the metrics handler. */
     public static ChannelInitializer<Channel> admin(PrometheusMeterRegistry registry, DateField dates,
             ChannelGroup open, KeyAdminApi keyAdmin) {
+        return admin(registry, dates, open, keyAdmin, null);
+    }
+
+    /**
+     * Admin port with the dashboard ({@code /}, {@code /admin/v1/dashboard}), then the key admin API
+     * ({@code /admin/v1/...}), then the metrics handler; a {@code null} part is left out.
+     */
+    public static ChannelInitializer<Channel> admin(PrometheusMeterRegistry registry, DateField dates,
+            ChannelGroup open, KeyAdminApi keyAdmin, DashboardEndpoints dashboard) {
         return new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
@@ -165,6 +174,9 @@ public final class ServerInitializers {
                 ch.pipeline().addLast(new IdleCloser());
                 ch.pipeline().addLast(new HttpServerCodec());
                 ch.pipeline().addLast(new HttpObjectAggregator(keyAdmin == null ? 8 * 1024 : 64 * 1024));
+                if (dashboard != null) {
+                    ch.pipeline().addLast(dashboard.handler(dates));
+                }
                 if (keyAdmin != null) {
                     ch.pipeline().addLast(keyAdmin.handler(dates));
                 }

@@ -110,7 +110,7 @@ class EdgeConfigTest {
                         "bad.yaml:2: admin.port: must be in 0..65535, was 70000",
                         "bad.yaml:3: upstream.url: must be an http:// or https:// URL, was \"ftp://example.com\"",
                         "bad.yaml:3: upstream.connect-timeout: must be a duration like 250ms, 1.5s, 5m, 2h or 3d, was 2 (add a unit: 2s or 2ms)",
-                        "bad.yaml:4: store: must be memory or a redis:// URL, was \"mongodb://localhost\"",
+                        "bad.yaml:4: store: must be memory or a redis://, redis-cluster:// or redis-sentinel:// URL, was \"mongodb://localhost\"",
                         "bad.yaml:9: plans.free.policies[0].q: must be > 0, was 0",
                         "bad.yaml:13: key-overrides.sk_b: unknown key (declare it under keys first)",
                         "bad.yaml:17: routes[1].criticality: must be CRITICAL_PLUS, CRITICAL, SHEDDABLE_PLUS or "

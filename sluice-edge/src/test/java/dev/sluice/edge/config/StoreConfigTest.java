@@ -113,7 +113,7 @@ class StoreConfigTest {
         assertThatThrownBy(() -> EdgeConfig.parse("bad.yaml", yaml)).isInstanceOfSatisfying(ConfigException.class,
                 e -> {
                     assertThat(e.problems()).extracting(ConfigProblem::toString).contains(
-                            "bad.yaml:2: store.url: must be a redis:// or rediss:// URL, was \"http://***@redis.internal:6379\"",
+                            "bad.yaml:2: store.url: must be a redis://, rediss://, redis-cluster:// or redis-sentinel:// URL, was \"http://***@redis.internal:6379\"",
                             "bad.yaml:3: store.replicas: must be in 1..10000, was 0",
                             "bad.yaml:4: store.decision-timeout: must be a duration like 250ms, 1.5s, 5m, 2h or 3d, was 50 (add a unit: 50s or 50ms)",
                             "bad.yaml:5: store.failure-mode: must be fail-open-degraded or fail-closed, was \"open\"",
@@ -152,13 +152,42 @@ class StoreConfigTest {
     }
 
     @Test
+    void clusterAndSentinelUrlsAreReadAndTheirMistakesReportedAtTheirLine() {
+        String yaml = "store:\n  url: %s\n" + PLANS;
+        for (String ok : new String[] {"redis-cluster://10.0.0.5:7000,10.0.0.6:7001", "rediss-cluster://:pw@h1:7000/0",
+                "redis-sentinel://10.0.0.5:26379,10.0.0.6:26379#mymaster", "rediss-sentinel://:pw@h1/2#orders"}) {
+            assertThat(EdgeConfig.parse("ok.yaml", yaml.formatted(ok)).store()).as(ok)
+                    .isEqualTo(StoreConfig.Redis.of(ok));
+        }
+        assertThat(EdgeConfig.parse("one.yaml", "store: redis-cluster://10.0.0.5:7000\n" + PLANS).store())
+                .isEqualTo(StoreConfig.Redis.of("redis-cluster://10.0.0.5:7000"));
+        assertThat(StoreConfig.Redis.of("redis-cluster://:s3cret@h1:7000").toString())
+                .doesNotContain("s3cret").contains("redis-cluster://***@h1:7000");
+
+        assertThatThrownBy(() -> EdgeConfig.parse("m.yaml", yaml.formatted("redis-sentinel://10.0.0.5:26379")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("m.yaml:2: store.url: a sentinel URL names its master after '#' "
+                        + "(redis-sentinel://host:26379#mymaster), was \"redis-sentinel://10.0.0.5:26379\"");
+        assertThatThrownBy(() -> EdgeConfig.parse("d.yaml", yaml.formatted("redis-cluster://10.0.0.5:7000/3")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("d.yaml:2: store.url: a Redis Cluster has database 0 only, was \"/3\"");
+        assertThatThrownBy(() -> EdgeConfig.parse("p.yaml", yaml.formatted("redis-cluster://10.0.0.5:7000,:7001")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("p.yaml:2: store.url: must name a host for each node (redis-cluster://host:7000,host:7001), "
+                        + "was \"redis-cluster://10.0.0.5:7000,:7001\"");
+        assertThatThrownBy(() -> EdgeConfig.parse("q.yaml", yaml.formatted("redis-cluster://h1:70000")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("q.yaml:2: store.url: port: must be in 1..65535, was \"70000\"");
+    }
+
+    @Test
     void aStoreMappingNeedsAUrlAndAScalarMustBeMemoryOrRedis() {
         assertThatThrownBy(() -> EdgeConfig.parse("u.yaml", "store: { replicas: 3 }\n" + PLANS))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("u.yaml:1: store: url: required");
         assertThatThrownBy(() -> EdgeConfig.parse("u.yaml", "store: redis://user:pw@\n" + PLANS))
                 .isInstanceOf(ConfigException.class)
-                .hasMessage("u.yaml:1: store: must be memory or a redis:// URL, was a URL with credentials");
+                .hasMessage("u.yaml:1: store: must be memory or a redis://, redis-cluster:// or redis-sentinel:// URL, was a URL with credentials");
     }
 
     @Test

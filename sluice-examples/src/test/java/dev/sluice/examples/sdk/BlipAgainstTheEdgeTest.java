@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * A default {@code SluiceHttpClient} against the real edge on loopback through a 5 s upstream blip
  * (Shiplane answers 503 with {@code Retry-After: 1}): the failures are typed as what the server said
- * (SPEC §4.2), and the adaptive throttle does not lock the client out afterwards (SPEC §4.5).
+ * (SPEC §4.2), a retry the budget has no room for waits for room until its call's deadline, and the
+ * adaptive throttle does not lock the client out afterwards (SPEC §4.5).
  */
 @Tag("slow")
 class BlipAgainstTheEdgeTest {
@@ -47,26 +48,8 @@ class BlipAgainstTheEdgeTest {
             env.shiplane.blip(false);
             long recovered = System.nanoTime();
 
-            // scenario 2: each call succeeded or ended as the overload it met, with the hint and its attempts
-            Map<String, Integer> outcomes = new TreeMap<>();
-            for (CompletableFuture<HttpResponse<String>> f : calls) {
-                try {
-                    outcomes.merge("status " + f.get(30, TimeUnit.SECONDS).statusCode(), 1, Integer::sum);
-                } catch (ExecutionException e) {
-                    Throwable c = e.getCause();
-                    String budget = c.getCause() instanceof RetryBudgetExhaustedException ? " (budget refused the retry)" : "";
-                    outcomes.merge(c.getClass().getSimpleName() + budget, 1, Integer::sum);
-                    assertThat(c).isInstanceOfSatisfying(OverloadedException.class, o -> {
-                        assertThat(o.status()).isEqualTo(503);
-                        assertThat(o.retryAfter()).contains(Duration.ofSeconds(1));
-                        assertThat(o.attempts()).isBetween(1, 3);
-                    });
-                }
-            }
-            System.out.printf("scenario 2 (blip): %s; %s%n", outcomes, client.stats());
-            assertThat(outcomes).containsKey("OverloadedException (budget refused the retry)");
-
-            // scenario 3: the next write is sent, and a client calling 4 times a second is at p = 0
+            // scenario 3 (while the blip's calls may still wait for room in the budget, until their
+            // deadline): the next write is sent, and a client calling 4 times a second is at p = 0
             // within 10 s of the recovery
             var core = ((DefaultSluiceHttpClient) client).core();
             double pAfterBlip = core.throttleWindow().dropProbability();
@@ -88,6 +71,26 @@ class BlipAgainstTheEdgeTest {
                     label.statusCode(), probabilities.size(), probabilities);
             assertThat(client.stats().localDrops()).isEqualTo(dropsBefore);
             assertThat(probabilities.getLast()).isZero();
+
+            // scenario 2: each call succeeded (a retry the budget found room for, after the blip) or ended,
+            // by its deadline, as the overload it met, with the hint and its attempts
+            Map<String, Integer> outcomes = new TreeMap<>();
+            for (CompletableFuture<HttpResponse<String>> f : calls) {
+                try {
+                    outcomes.merge("status " + f.get(30, TimeUnit.SECONDS).statusCode(), 1, Integer::sum);
+                } catch (ExecutionException e) {
+                    Throwable c = e.getCause();
+                    String budget = c.getCause() instanceof RetryBudgetExhaustedException ? " (budget refused the retry)" : "";
+                    outcomes.merge(c.getClass().getSimpleName() + budget, 1, Integer::sum);
+                    assertThat(c).isInstanceOfSatisfying(OverloadedException.class, o -> {
+                        assertThat(o.status()).isEqualTo(503);
+                        assertThat(o.retryAfter()).contains(Duration.ofSeconds(1));
+                        assertThat(o.attempts()).isBetween(1, 3);
+                    });
+                }
+            }
+            System.out.printf("scenario 2 (blip): %s; %s%n", outcomes, client.stats());
+            assertThat(outcomes).containsKey("OverloadedException (budget refused the retry)");
         }
     }
 }

@@ -3,8 +3,6 @@ package dev.sluice.redis.client;
 import dev.sluice.redis.RedisEndpoint;
 import dev.sluice.redis.RedisEndpointConfig;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * One provider limit shared through Redis by every process of an SDK user (SPEC §4.8): the pacer's
@@ -40,7 +38,11 @@ public final class RedisClientLimits implements AutoCloseable {
      *
      * @param limitName the name every process sharing the provider's limit uses, e.g. its host and the
      *     API key's id
+     * @param uri {@link dev.sluice.redis.RedisUrl}: one server, a {@code redis-cluster://} or a
+     *     {@code redis-sentinel://} URL
      * @throws IllegalArgumentException if the URI cannot be parsed or the name is empty
+     * @throws dev.sluice.redis.RedisTopologyException if Redis answered and is deployed otherwise than the
+     *     URL says, or the key prefix has a brace on a cluster
      */
     public static RedisClientLimits open(String uri, String limitName, SharedLimitsConfig config) {
         return open(RedisEndpointConfig.of(uri), limitName, config);
@@ -54,15 +56,14 @@ public final class RedisClientLimits implements AutoCloseable {
         SharedKeys.of(config.keyPrefix(), limitName); // fail on a bad name before connecting
         RedisEndpoint endpoint = RedisEndpoint.connect(endpointConfig);
         try {
-            // the first attempt's end (a cold JVM loads the client first: at most 10 connect timeouts)
-            endpoint.firstConnectAttempt().toCompletableFuture()
-                    .get(10 * endpointConfig.connectTimeout().toNanos(), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException | java.util.concurrent.ExecutionException e) {
-            // not up yet: the local fallback answers until the probe connects
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            // the first attempt's end (a cold JVM loads the client first: at most 10 connect timeouts); not up
+            // yet: the local fallback answers until the probe connects
+            endpoint.awaitFirstAttempt(endpointConfig.connectTimeout().multipliedBy(10));
+            return new RedisClientLimits(endpoint, true, limitName, config);
+        } catch (RuntimeException e) {
+            endpoint.close();
+            throw e;
         }
-        return new RedisClientLimits(endpoint, true, limitName, config);
     }
 
     /** The stores of {@code limitName} over an endpoint the caller owns (e.g. shared with the edge's stores). */

@@ -3,6 +3,7 @@ package dev.sluice.redis.client;
 import dev.sluice.client.RetryBudgetConfig;
 import dev.sluice.client.spi.RetryBudgetStore;
 import dev.sluice.redis.RedisEndpoint;
+import dev.sluice.redis.internal.HashTags;
 import dev.sluice.redis.internal.LuaScript;
 import java.util.List;
 import java.util.Objects;
@@ -10,7 +11,9 @@ import java.util.Objects;
 /**
  * The SDK's retry budget kept in Redis (SPEC §4.2, §4.8): N processes sharing one provider limit keep
  * their retries together under {@code max(minRetries, ratio × requests)} over the sliding window of
- * {@link SharedLimitsConfig#budget()}, so that N processes do not retry N times as much. Plug it in
+ * {@link SharedLimitsConfig#budget()}, and under its spread window's rule when that is on (the rule
+ * {@link RetryBudgetConfig} gives, counted in 100 ms slots as the in-memory budget counts it), so that
+ * N processes do not retry N times as much. Plug it in
  * with {@code SluiceHttpClient.builder().retryBudgetStore(...)}.
  *
  * <p><b>One script call per operation</b> ({@code budget.lua}), on the server's {@code TIME}. The hash
@@ -45,6 +48,9 @@ public final class RedisRetryBudgetStore implements RetryBudgetStore {
     private final String ratio;
     private final String minRetries;
     private final String ttlMillis;
+    private final String spreadSlotMicros;
+    private final String spreadSlots;
+    private final String spreadFloor;
     private final RetryBudgetStore local;
 
     /**
@@ -62,6 +68,7 @@ public final class RedisRetryBudgetStore implements RetryBudgetStore {
             String limitName, boolean preload) {
         Objects.requireNonNull(endpoint, "endpoint");
         RetryBudgetConfig b = config.budget();
+        HashTags.requireUsablePrefix("keyPrefix", config.keyPrefix(), endpoint);
         this.calls = new ScriptCalls(endpoint, script, config, "shared retry budget \"" + limitName + "\"", preload);
         this.keys = new String[] {keys.budget()};
         long windowSeconds = Math.max(1, b.window().toSeconds()); // one-second slots, as the in-memory budget
@@ -70,9 +77,14 @@ public final class RedisRetryBudgetStore implements RetryBudgetStore {
         this.ratio = Double.toString(b.ratio()); // the shortest decimal that parses back to the same double
         this.minRetries = Integer.toString(b.minRetries());
         this.ttlMillis = Long.toString((windowSeconds + 2) * 1_000L);
+        // the spread window in 100 ms slots, as the in-memory budget counts it
+        long spreadSlotCount = b.spreads() ? Math.max(1, b.spreadWindow().toMillis() / SPREAD_SLOT_MILLIS) : 0;
+        this.spreadSlotMicros = b.spreads() ? Long.toString(SPREAD_SLOT_MILLIS * 1_000L) : "0";
+        this.spreadSlots = Long.toString(spreadSlotCount);
+        this.spreadFloor = Double.toString(b.spreadFloor());
         int n = config.processCount();
         this.local = RetryBudgetStore.inMemory(new RetryBudgetConfig(b.ratio(), b.window(),
-                (b.minRetries() + n - 1) / n));
+                (b.minRetries() + n - 1) / n, b.spreadWindow()));
     }
 
     /** {@inheritDoc} Sent to Redis without waiting; also counted locally, for the fallback. */
@@ -109,6 +121,10 @@ public final class RedisRetryBudgetStore implements RetryBudgetStore {
     }
 
     private String[] args(String op, long nowNanos) {
-        return new String[] {op, calls.nowArg(nowNanos), slotMicros, slots, ratio, minRetries, ttlMillis};
+        return new String[] {op, calls.nowArg(nowNanos), slotMicros, slots, ratio, minRetries, ttlMillis,
+                spreadSlotMicros, spreadSlots, spreadFloor};
     }
+
+    /** The spread window's slot, as {@code InMemoryRetryBudget} counts it. */
+    private static final long SPREAD_SLOT_MILLIS = 100;
 }

@@ -2,6 +2,7 @@ package dev.sluice.redis.client;
 
 import dev.sluice.client.spi.TokenBucketStore;
 import dev.sluice.redis.RedisEndpoint;
+import dev.sluice.redis.internal.HashTags;
 import dev.sluice.redis.internal.LuaScript;
 import java.util.List;
 import java.util.Objects;
@@ -85,6 +86,7 @@ public final class RedisTokenBucketStore implements TokenBucketStore {
     RedisTokenBucketStore(RedisEndpoint endpoint, SharedKeys keys, SharedLimitsConfig config, LuaScript script,
             String limitName, boolean preload) {
         Objects.requireNonNull(endpoint, "endpoint");
+        HashTags.requireUsablePrefix("keyPrefix", config.keyPrefix(), endpoint);
         this.calls = new ScriptCalls(endpoint, script, config, "shared pacer bucket \"" + limitName + "\"", preload);
         this.keys = new String[] {keys.bucket()};
         this.minTtlMillis = Long.toString(config.minKeyTtl().toMillis());

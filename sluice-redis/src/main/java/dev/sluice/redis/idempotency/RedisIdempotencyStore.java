@@ -68,6 +68,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * A store over {@code endpoint}, which the caller shares (e.g. with the limiter store) and closes.
      *
      * @throws NullPointerException if an argument is {@code null}
+     * @throws dev.sluice.redis.RedisTopologyException if the endpoint is a cluster and the key prefix has a
+     *     brace
      */
     public RedisIdempotencyStore(RedisEndpoint endpoint, RedisIdempotencyConfig config) {
         this(endpoint, false, config, idempotencyScript());
@@ -78,19 +80,31 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
         this.ownsEndpoint = ownsEndpoint;
         this.config = Objects.requireNonNull(config, "config");
+        HashTags.requireUsablePrefix("keyPrefix", config.keyPrefix(), endpoint);
         this.calls = new BoundedScriptCall(endpoint, script, config.operationTimeout(), "redis idempotency");
         calls.preloadWhenUp();
     }
 
     /**
-     * A store with its own {@link RedisEndpoint} at {@code uri}, closed with the store. Returns at once;
-     * until Redis answers, operations fail with {@link RedisUnavailableException}.
+     * A store with its own {@link RedisEndpoint} at {@code uri} ({@link dev.sluice.redis.RedisUrl}: one
+     * server, a cluster or a sentinel's primary), closed with the store. Waits for the first connection
+     * attempt at most ten connect timeouts (10 s), then returns either way; until Redis answers,
+     * operations fail with {@link RedisUnavailableException}.
      *
      * @throws IllegalArgumentException if the URI cannot be parsed
+     * @throws dev.sluice.redis.RedisTopologyException if Redis answered and is deployed otherwise than the
+     *     URL says, or the key prefix has a brace on a cluster
      */
     public static RedisIdempotencyStore open(String uri, RedisIdempotencyConfig config) {
-        return new RedisIdempotencyStore(RedisEndpoint.connect(RedisEndpointConfig.of(uri)), true, config,
-                idempotencyScript());
+        RedisEndpointConfig endpointConfig = RedisEndpointConfig.of(uri);
+        RedisEndpoint endpoint = RedisEndpoint.connect(endpointConfig);
+        try {
+            endpoint.awaitFirstAttempt(endpointConfig.connectTimeout().multipliedBy(10));
+            return new RedisIdempotencyStore(endpoint, true, config, idempotencyScript());
+        } catch (RuntimeException e) {
+            endpoint.close();
+            throw e;
+        }
     }
 
     /** A fresh instance of {@code idempotency.lua} (each store counts its own loads). */
@@ -305,8 +319,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     /**
      * Runs the script with a bounded wait ({@link BoundedScriptCall}): {@code onReply} answers, or the
-     * stage fails with {@link RedisUnavailableException} (Redis cannot serve), with Redis's error (a bug),
-     * or with what {@code onReply} threw; a reply after a timeout goes to {@code onLateReply}.
+     * stage fails with {@link RedisUnavailableException} (Redis cannot serve, or answered an error, logged
+     * by {@link BoundedScriptCall}), or with what {@code onReply} threw; a reply after a timeout goes to {@code onLateReply}.
      *
      * @param evenIfDown send even while the endpoint is marked down (a late reply just proved it answers)
      */
@@ -316,10 +330,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             if (failure.kind() == BoundedScriptCall.Kind.UNREADABLE) {
                 throw (RuntimeException) failure.cause(); // onReply's own exception, e.g. the caller's bug
             }
-            failures.increment();
-            if (failure.kind() == BoundedScriptCall.Kind.ERROR && failure.cause() instanceof RuntimeException e) {
-                throw e;
-            }
+            failures.increment(); // an error reply (MOVED, CROSSSLOT, a script error) is no usable Redis either
             throw new RedisUnavailableException("idempotency: " + failure.reason(), failure.cause());
         });
     }

@@ -1,6 +1,8 @@
 package dev.sluice.redis.internal;
 
 import dev.sluice.redis.RedisEndpoint;
+import dev.sluice.redis.RedisUrl;
+import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
 import java.util.List;
@@ -12,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -78,6 +81,11 @@ public final class BoundedScriptCall {
     private final long sweepEveryNanos;
     private final long maxAllowanceNanos;
     private final Runnable flush;
+    private final AtomicLong lastErrorLogNanos = new AtomicLong(System.nanoTime() - ERROR_LOG_EVERY_NANOS);
+    private final AtomicLong unloggedErrors = new AtomicLong();
+
+    /** The least time between two log lines about error replies of one store. */
+    private static final long ERROR_LOG_EVERY_NANOS = 10_000_000_000L;
 
     /**
      * @param what the store, as log lines name it (e.g. {@code "redis limiter"})
@@ -132,6 +140,16 @@ public final class BoundedScriptCall {
             answer(result, onFailure, new Failure(Kind.NOT_SENT, "redis down", null));
             return result;
         }
+        if (keys.length > 1 && endpoint.topology() == RedisUrl.Topology.CLUSTER) {
+            String spread = slotSpread(keys);
+            if (spread != null) {
+                errors.increment();
+                IllegalArgumentException e = new IllegalArgumentException(spread);
+                logError(e);
+                answer(result, onFailure, new Failure(Kind.ERROR, "redis: " + spread, e));
+                return result;
+            }
+        }
         Pending<T> pending = new Pending<>(this, result, onFailure);
         CompletableFuture<List<Object>> reply;
         try {
@@ -160,7 +178,8 @@ public final class BoundedScriptCall {
             if (availability) {
                 endpoint.recordFailure(cause);
             } else {
-                LOG.error("{}: script failed: {}", what, RedisFailures.describe(cause), cause);
+                endpoint.recordError(cause);
+                logError(cause);
             }
             if (pending.compareAndSet(false, true)) {
                 answer(result, onFailure, new Failure(availability ? Kind.UNAVAILABLE : Kind.ERROR,
@@ -253,7 +272,7 @@ public final class BoundedScriptCall {
             try {
                 onLateReply.accept(raw);
             } catch (RuntimeException bad) {
-                LOG.warn("{}: a late reply could not be handled: {}", what, RedisFailures.describe(bad), bad);
+                logError(bad);
             }
             return;
         }
@@ -262,6 +281,7 @@ public final class BoundedScriptCall {
             value = onReply.apply(raw);
         } catch (RuntimeException bad) {
             errors.increment();
+            logError(bad);
             answer(result, onFailure, new Failure(Kind.UNREADABLE, "redis: " + RedisFailures.describe(bad), bad));
             return;
         }
@@ -274,6 +294,39 @@ public final class BoundedScriptCall {
         } catch (RuntimeException e) {
             result.completeExceptionally(e);
         }
+    }
+
+    /**
+     * {@code null} when every key is in the slot of the first, else one line naming two keys' slots.
+     */
+    static String slotSpread(String[] keys) {
+        int slot = SlotHash.getSlot(keys[0]);
+        for (int i = 1; i < keys.length; i++) {
+            int other = SlotHash.getSlot(keys[i]);
+            if (other != slot) {
+                return "CROSSSLOT (not sent): the call's keys are in cluster slots " + slot + " and " + other;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * One WARN line for an error reply (or a reply this store could not read), at most every 10 s, with the
+     * number of such answers since the last line; no stack trace, except at DEBUG.
+     */
+    private void logError(Throwable cause) {
+        unloggedErrors.incrementAndGet();
+        long now = System.nanoTime();
+        long last = lastErrorLogNanos.get();
+        if (now - last < ERROR_LOG_EVERY_NANOS || !lastErrorLogNanos.compareAndSet(last, now)) {
+            return;
+        }
+        long count = unloggedErrors.getAndSet(0);
+        String hint = RedisFailures.topologyHint(cause);
+        LOG.warn("{}: redis answered {} call(s) with an error since the last such line, answering them without it "
+                        + "(latest: {}{})",
+                what, count, RedisFailures.describe(cause), hint == null ? "" : "; " + hint);
+        LOG.debug("{}: the latest error", what, cause);
     }
 
     /** Calls sent to Redis. */

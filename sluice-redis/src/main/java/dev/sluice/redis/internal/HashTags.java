@@ -1,5 +1,8 @@
 package dev.sluice.redis.internal;
 
+import dev.sluice.redis.RedisEndpoint;
+import dev.sluice.redis.RedisTopologyException;
+import dev.sluice.redis.RedisUrl;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -42,6 +45,21 @@ public final class HashTags {
             }
         }
         return sb.toString();
+    }
+
+    /**
+     * Refuses a key prefix with a brace on a cluster: Redis Cluster hashes a key by its first
+     * <code>{…}</code>, so a tag in the prefix would put every key of the store in one slot (one node),
+     * or split a script call's keys. Any prefix is fine on one server.
+     *
+     * @param field the setting's name, as the message shows it
+     * @throws RedisTopologyException naming the prefix
+     */
+    public static void requireUsablePrefix(String field, String prefix, RedisEndpoint endpoint) {
+        if (endpoint.topology() == RedisUrl.Topology.CLUSTER && (prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0)) {
+            throw new RedisTopologyException(field + " \"" + prefix + "\" has a brace: on a Redis Cluster every key "
+                    + "would hash by it (one slot for the whole store); use a prefix without { }");
+        }
     }
 
     /** {@code prefix + "{" + escape(name) + "}:"}. */

@@ -2,7 +2,11 @@ package dev.sluice.redis.internal;
 
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -14,20 +18,25 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 
 /**
  * One of this module's Lua scripts, run by {@code EVALSHA}. When Redis answers {@code NOSCRIPT} (first
  * use, a restart, a {@code SCRIPT FLUSH}, a fail-over to a replica that never saw it) the script is
  * loaded and the call repeated once, transparently; concurrent reloads share one {@code SCRIPT LOAD}.
+ * On a Redis Cluster (Lettuce's cluster commands) each node has its own script cache: the load goes to
+ * the node that owns the slot of the call's first key, which is where the call runs, and reloads are
+ * shared per node. {@link #preload} loads it on every primary.
  * Internal to {@code sluice-redis} (the stores' shared plumbing), not an API. Thread-safe.
  */
 public final class LuaScript {
 
     private final String text;
     private final String sha;
-    private final AtomicReference<CompletableFuture<String>> loading = new AtomicReference<>();
+    /** The load in progress or last made, per node id ({@code ""} for a connection to one server). */
+    private final ConcurrentHashMap<String, CompletableFuture<String>> loading = new ConcurrentHashMap<>();
     private final LongAdder loads = new LongAdder();
 
     private LuaScript(String text) {
@@ -86,15 +95,18 @@ public final class LuaScript {
             if (!(unwrap(e) instanceof RedisNoScriptException)) {
                 return CompletableFuture.failedFuture(e);
             }
-            return load(commands, flush).thenCompose(loaded -> evalsha(commands, keys, args, flush));
+            return load(commands, keys, flush).thenCompose(loaded -> evalsha(commands, keys, args, flush));
         });
     }
 
     private static final Runnable NO_FLUSH = () -> {};
 
-    /** Loads the script ahead of the first call, so that call does not pay for NOSCRIPT and a load. */
+    /**
+     * Loads the script ahead of the first call, so that call does not pay for NOSCRIPT and a load; on a
+     * cluster, on every primary (Lettuce sends {@code SCRIPT LOAD} to each).
+     */
     public CompletableFuture<String> preload(RedisClusterAsyncCommands<String, String> commands) {
-        return load(commands, NO_FLUSH);
+        return load("", commands, NO_FLUSH);
     }
 
     private CompletableFuture<List<Object>> evalsha(RedisClusterAsyncCommands<String, String> commands,
@@ -105,17 +117,50 @@ public final class LuaScript {
         return reply;
     }
 
-    private CompletableFuture<String> load(RedisClusterAsyncCommands<String, String> commands, Runnable flush) {
+    /** Loads the script where a call with {@code keys} runs: on a cluster, the primary of the first key's slot. */
+    @SuppressWarnings("deprecation") // getStatefulConnection: the cluster commands' own connection, its slot map
+    private CompletableFuture<String> load(RedisClusterAsyncCommands<String, String> commands, String[] keys,
+            Runnable flush) {
+        if (commands instanceof RedisAdvancedClusterAsyncCommands<String, String> cluster && keys.length > 0) {
+            StatefulRedisClusterConnection<String, String> connection = cluster.getStatefulConnection();
+            RedisClusterNode node = connection.getPartitions().getMasterBySlot(SlotHash.getSlot(keys[0]));
+            if (node != null) {
+                return loadOnce(node.getNodeId(), () -> connection
+                        .getConnectionAsync(node.getUri().getHost(), node.getUri().getPort())
+                        .thenCompose(c -> c.async().scriptLoad(text).toCompletableFuture()));
+            }
+        }
+        return load("", commands, flush);
+    }
+
+    private CompletableFuture<String> load(String where, RedisClusterAsyncCommands<String, String> commands,
+            Runnable flush) {
+        return loadOnce(where, () -> {
+            CompletableFuture<String> sent = commands.scriptLoad(text).toCompletableFuture();
+            flush.run();
+            return sent;
+        });
+    }
+
+    /** One {@code SCRIPT LOAD} at a time per node: a call that finds one in progress waits for it. */
+    private CompletableFuture<String> loadOnce(String where, Supplier<CompletableFuture<String>> send) {
         for (;;) {
-            CompletableFuture<String> current = loading.get();
+            CompletableFuture<String> current = loading.get(where);
             if (current != null && !current.isDone()) {
                 return current;
             }
             CompletableFuture<String> mine = new CompletableFuture<>();
-            if (loading.compareAndSet(current, mine)) {
+            boolean won = current == null ? loading.putIfAbsent(where, mine) == null
+                    : loading.replace(where, current, mine);
+            if (won) {
                 loads.increment();
-                CompletableFuture<String> sent = commands.scriptLoad(text).toCompletableFuture();
-                flush.run();
+                CompletableFuture<String> sent;
+                try {
+                    sent = send.get();
+                } catch (RuntimeException e) {
+                    mine.completeExceptionally(e);
+                    return mine;
+                }
                 sent.whenComplete((loadedSha, e) -> {
                     if (e != null) {
                         mine.completeExceptionally(e);

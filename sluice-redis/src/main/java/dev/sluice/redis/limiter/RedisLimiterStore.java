@@ -15,9 +15,12 @@ import dev.sluice.limiter.spi.ForwardingLimiterStore;
 import dev.sluice.limiter.spi.LimiterStore;
 import dev.sluice.redis.RedisEndpoint;
 import dev.sluice.redis.RedisEndpointConfig;
+import dev.sluice.redis.RedisTopologyException;
 import dev.sluice.redis.RedisUnavailableException;
 import dev.sluice.redis.internal.BoundedScriptCall;
+import dev.sluice.redis.internal.HashTags;
 import dev.sluice.redis.internal.LuaScript;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
@@ -108,6 +111,7 @@ public final class RedisLimiterStore implements LimiterStore {
      * A store over {@code endpoint}, which the caller shares with other stores and closes itself.
      *
      * @throws NullPointerException if an argument is {@code null}
+     * @throws RedisTopologyException if the endpoint is a cluster and the key prefix has a hash tag brace
      */
     public RedisLimiterStore(RedisEndpoint endpoint, RedisLimiterConfig config) {
         this(endpoint, false, config, limiterScript(), true);
@@ -119,6 +123,7 @@ public final class RedisLimiterStore implements LimiterStore {
         this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
         this.ownsEndpoint = ownsEndpoint;
         this.config = Objects.requireNonNull(config, "config");
+        HashTags.requireUsablePrefix("keyPrefix", config.keyPrefix(), endpoint);
         this.minTtlMillis = Long.toString(config.minKeyTtl().toMillis());
         this.leaseMicros = Long.toString(config.concurrencyLease().toNanos() / 1_000);
         this.denyCache = config.denyCacheMaxAge().isZero()
@@ -139,35 +144,45 @@ public final class RedisLimiterStore implements LimiterStore {
 
     /**
      * A store with its own {@link RedisEndpoint} at {@code uri} (closed with the store): the edge's
-     * {@code store: redis://...} setting. Waits for the first connection attempt to end (at most ten
-     * connect timeouts: a cold JVM first loads the client) and then for the script's load at most one
-     * connect timeout (1 s), then returns either way: a Redis that is down at start is answered for by
-     * the failure mode until the probe connects.
+     * {@code store: redis://...} setting ({@link dev.sluice.redis.RedisUrl}: one server, a
+     * {@code redis-cluster://} or a {@code redis-sentinel://} URL). Waits for the first connection
+     * attempt to end (at most ten connect timeouts: a cold JVM first loads the client) and then for the
+     * script's load at most one connect timeout (1 s), then returns either way: a Redis that is down at
+     * start is answered for by the failure mode until the probe connects.
      *
      * @throws IllegalArgumentException if the URI cannot be parsed
+     * @throws RedisTopologyException if Redis answered and is deployed otherwise than the URL says
      */
     public static RedisLimiterStore open(String uri, RedisLimiterConfig config) {
         return open(RedisEndpointConfig.of(uri), config);
     }
 
-    /** {@link #open(String, RedisLimiterConfig)} with endpoint settings of its own. */
+    /**
+     * {@link #open(String, RedisLimiterConfig)} with endpoint settings of its own.
+     *
+     * @throws IllegalArgumentException if the URI cannot be parsed
+     * @throws RedisTopologyException if Redis is deployed otherwise than the URL says (a {@code redis://}
+     *     URL at a cluster node, a {@code redis-cluster://} URL at a server with cluster support disabled, a
+     *     sentinel without the URL's master), or the key prefix has a hash tag brace on a cluster
+     */
     public static RedisLimiterStore open(RedisEndpointConfig endpointConfig, RedisLimiterConfig config) {
         RedisEndpoint endpoint = RedisEndpoint.connect(endpointConfig);
-        RedisLimiterStore store = new RedisLimiterStore(endpoint, true, config, limiterScript(), true);
+        RedisLimiterStore store;
         try {
-            // the first attempt (a cold JVM loads Lettuce and Netty first: bounded at 10 connect timeouts),
-            // then the script's load
+            // the first attempt (a cold JVM loads Lettuce and Netty first: bounded at 10 connect timeouts)
             long connect = endpointConfig.connectTimeout().toNanos();
+            endpoint.awaitFirstAttempt(Duration.ofNanos(10 * connect));
+            store = new RedisLimiterStore(endpoint, true, config, limiterScript(), true);
             try {
-                endpoint.firstConnectAttempt().toCompletableFuture().get(10 * connect, TimeUnit.NANOSECONDS);
-            } catch (TimeoutException e) {
-                // still connecting: the failure mode answers until it is up
+                store.preloaded.get(connect, TimeUnit.NANOSECONDS); // then the script's load
+            } catch (TimeoutException | java.util.concurrent.ExecutionException e) {
+                // not up yet: the failure mode answers until the probe connects (NOSCRIPT loads it then)
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
-            store.preloaded.get(connect, TimeUnit.NANOSECONDS);
-        } catch (TimeoutException | java.util.concurrent.ExecutionException e) {
-            // not up yet: the failure mode answers until the probe connects (NOSCRIPT loads it then)
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            endpoint.close();
+            throw e;
         }
         return store;
     }
@@ -580,18 +595,13 @@ public final class RedisLimiterStore implements LimiterStore {
     /**
      * Runs the script with a bounded wait ({@link BoundedScriptCall}). Exactly one of {@code onReply} and
      * {@code onFailure} answers; a reply that arrives after {@code onFailure} answered goes to
-     * {@code onLateReply}. A reply this store cannot read is logged and answered as without Redis.
+     * {@code onLateReply}. An error reply or a reply this store cannot read is answered as without Redis
+     * (and logged by {@link BoundedScriptCall}, at most one line every 10 s).
      */
     private <T> CompletionStage<T> call(String[] keys, String[] args, boolean evenIfDown, Function<Reply, T> onReply,
             java.util.function.Consumer<Reply> onLateReply, Function<String, T> onFailure) {
         return calls.call(keys, args, evenIfDown, raw -> onReply.apply(Reply.of(raw)),
-                raw -> onLateReply.accept(Reply.of(raw)), failure -> {
-                    if (failure.kind() == BoundedScriptCall.Kind.UNREADABLE) {
-                        LOG.error("redis limiter: an unreadable script reply (answering locally): {}", failure.reason(),
-                                failure.cause());
-                    }
-                    return onFailure.apply(failure.reason());
-                });
+                raw -> onLateReply.accept(Reply.of(raw)), failure -> onFailure.apply(failure.reason()));
     }
 
     // --------------------------------------------------------------------------------- helpers

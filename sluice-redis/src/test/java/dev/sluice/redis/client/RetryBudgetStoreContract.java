@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What every {@link RetryBudgetStore} must do (SPEC §4.2: retries at most 10 % of requests over a
- * sliding minute), run against the client's in-memory budget (the reference) and the Redis-backed one.
+ * sliding minute; SPEC §8: and over the 5 s spread window of {@link RetryBudgetConfig}), run against the client's in-memory budget (the reference) and the Redis-backed one.
  */
 abstract class RetryBudgetStoreContract {
 
@@ -78,10 +78,42 @@ abstract class RetryBudgetStoreContract {
         RetryBudgetStore budget = budget(RetryBudgetConfig.defaults());
         budget.recordRequest(0);
         int granted = 0;
+        for (long t = 0; t < 60 * SECOND; t += SECOND / 10) {
+            granted += budget.tryAcquireRetry(t) ? 1 : 0;
+        }
+        assertThat(granted).isEqualTo(10); // two every 5 s (the spread floor) for 25 s, then the minute's floor
+    }
+
+    @Test
+    void withoutTheSpreadWindowTheFloorIsTakenAtOnce() {
+        RetryBudgetStore budget = budget(RetryBudgetConfig.defaults().withSpreadWindow(Duration.ZERO));
+        budget.recordRequest(0);
+        int granted = 0;
         while (budget.tryAcquireRetry(0) && granted < 100) {
             granted++;
         }
         assertThat(granted).isEqualTo(10);
+    }
+
+    /**
+     * SPEC §8: retries during a 5 s blip at most 10 % of its calls. 60 s of calls at 10/s earn a
+     * minute's budget of 60 retries; the spread window lets 10 % of the blip's 50 calls through.
+     */
+    @Test
+    void aMinutesBudgetIsNotSpentWithinSecondsOfABlip() {
+        RetryBudgetStore budget = budget(RetryBudgetConfig.defaults());
+        long t = 0;
+        for (int i = 0; i < 600; i++, t += SECOND / 10) {
+            budget.recordRequest(t);
+        }
+        int granted = 0;
+        for (int i = 0; i < 50; i++, t += SECOND / 10) { // every call fails and asks for 2 retries
+            budget.recordRequest(t);
+            for (int r = 0; r < 2; r++) {
+                granted += budget.tryAcquireRetry(t) ? 1 : 0;
+            }
+        }
+        assertThat(granted).isEqualTo(5);
     }
 
     @Test

@@ -99,12 +99,17 @@ class SharedLimitsFallbackTest {
             while (budget.tryAcquireRetry(0) && granted < 100) {
                 granted++;
             }
-            assertThat(granted).as("ceil(10 / 3) of the default floor of 10 a minute").isEqualTo(4);
-            for (int i = 0; i < 100; i++) {
-                budget.recordRequest(SECOND);
+            assertThat(granted).as("the spread floor: 2 in any 5 s").isEqualTo(2);
+            while (budget.tryAcquireRetry(5 * SECOND) && granted < 100) {
+                granted++;
             }
-            assertThat(budget.tryAcquireRetry(SECOND)).as("10 %% of 101 own requests: 10.1 > 4 taken").isTrue();
-            assertThat(budget.stats().localAnswers()).isEqualTo(6);
+            assertThat(granted).as("ceil(10 / 3) of the default floor of 10 a minute").isEqualTo(4);
+            assertThat(budget.tryAcquireRetry(10 * SECOND)).as("the minute's floor is spent").isFalse();
+            for (int i = 0; i < 100; i++) {
+                budget.recordRequest(10 * SECOND);
+            }
+            assertThat(budget.tryAcquireRetry(10 * SECOND)).as("10 %% of 101 own requests: 10.1 > 4 taken").isTrue();
+            assertThat(budget.stats().localAnswers()).isEqualTo(8);
         }
     }
 

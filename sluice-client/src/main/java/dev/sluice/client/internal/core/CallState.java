@@ -10,9 +10,10 @@ final class CallState<A> implements CoreCall<A> {
 
     /**
      * RESERVED: a slot is held while a shared pacer store is asked for the call's tokens, off the
-     * core's lock; DECIDING: answered, while a shared retry budget is asked, off the lock.
+     * core's lock; WAITING_FOR_BUDGET: a retry whose wait is over, waiting for room in the retry
+     * budget (and, while later calls are still answered 503, for the server to recover).
      */
-    enum Phase { QUEUED, RESERVED, WAITING_TO_RETRY, IN_FLIGHT, DECIDING, DONE }
+    enum Phase { QUEUED, RESERVED, WAITING_TO_RETRY, WAITING_FOR_BUDGET, IN_FLIGHT, DONE }
 
     final long id;
     final CallSpec spec;
@@ -39,9 +40,15 @@ final class CallState<A> implements CoreCall<A> {
     private dev.sluice.client.CallEvent event;
     /** The tokens a reserved call asks the shared store for. */
     double reservedTake;
-    /** A retry waiting for the shared budget's answer (DECIDING), and the wait chosen for it. */
-    dev.sluice.client.internal.retry.Classification.Retryable pendingRetry;
-    java.time.Duration pendingWait;
+    /** The retry that must be granted by the retry budget when its wait is over; {@code null} for none. */
+    dev.sluice.client.internal.retry.Classification.Retryable budgetRetry;
+    /** Whether that retry may wait for room in the budget (the call has a deadline), and until when. */
+    boolean budgetWaits;
+    long budgetUntilNanos;
+    /** The budget said no to that retry at least once (its error then carries the refusal). */
+    boolean budgetRefused;
+    /** A shared budget is being asked for it, off the core's lock. */
+    boolean askingBudget;
 
     CallState(long id, CallSpec spec, A attachment, String idempotencyKey, boolean hasDeadline,
             long deadlineNanos, int maxAttempts) {

@@ -39,6 +39,7 @@ import dev.sluice.wire.snapshot.Outcome;
 import dev.sluice.wire.snapshot.PolicySnapshot.PolicyKind;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -76,7 +77,15 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
     private final Map<String, DependencyProfile> profiles = new HashMap<>();
     private final PriorityQueue<CallState<A>> retryTimers;
     private final List<Dispatch.Rejection<A>> pending = new ArrayList<>();
+    /**
+     * Retries whose wait is over, waiting for room in the retry budget: the most recent first (the
+     * one with the most time left, as in adaptive LIFO), so that a short incident's backlog does not
+     * make every call behind it late too.
+     */
+    private final ArrayDeque<CallState<A>> budgetWaiters = new ArrayDeque<>();
     private final long maxWaitNanos;
+    /** How often a retry waiting for room in the retry budget asks again, in nanoseconds (the 5 s window's slot). */
+    public static final long BUDGET_RECHECK_NANOS = 100_000_000L;
     private final AdmissionQueue.Gate<CallState<A>> gate = this::gate;
     private long nextId;
 
@@ -160,16 +169,25 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
     @Override
     public Dispatch<A> poll() {
         List<CallState<A>> reserved = new ArrayList<>(0);
+        List<CallState<A>> budgetAsks = new ArrayList<>(0);
         Dispatch<A> d;
         lock.lock();
         try {
-            d = pollLocked(reserved);
+            d = pollLocked(reserved, budgetAsks);
         } finally {
             lock.unlock();
         }
-        if (reserved.isEmpty()) {
-            return d;
+        if (!reserved.isEmpty()) {
+            d = commitReserved(d, reserved);
         }
+        if (!budgetAsks.isEmpty()) {
+            d = commitBudgetAsk(d, budgetAsks.get(0));
+        }
+        return d;
+    }
+
+    /** Asks the shared bucket for the reserved calls' tokens off the lock, then starts or re-queues them. */
+    private Dispatch<A> commitReserved(Dispatch<A> d, List<CallState<A>> reserved) {
         // reserve, ask, commit: the shared bucket is asked off the lock (SPEC §4.8 stores may block)
         long[] waits = new long[reserved.size()];
         if (waits.length == 1) {
@@ -229,15 +247,55 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
                 call.phase = CallState.Phase.QUEUED;
                 queue.putBack(call, call.spec.priority().level(), call.id, call.hasDeadline, call.deadlineNanos,
                         call.enqueuedNanos);
-                long at = now + wait;
-                if (wake.isEmpty() || at - wake.getAsLong() < 0) {
-                    wake = OptionalLong.of(at);
-                }
+                wake = earlier(wake, now + wait);
             }
             return new Dispatch<>(start, failed, wake);
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Asks the shared retry budget for one waiting retry off the lock (SPEC §4.8 stores may block),
+     * then queues it if granted; a grant asks for a poll at once, to start it and try the next.
+     */
+    private Dispatch<A> commitBudgetAsk(Dispatch<A> d, CallState<A> call) {
+        boolean granted;
+        try {
+            granted = sharedBudget.tryAcquireRetry(time.nanoTime());
+        } catch (RuntimeException e) {
+            // a store that fails must not let retries out unbudgeted: the call keeps waiting until its time
+            System.getLogger("dev.sluice.client").log(System.Logger.Level.WARNING,
+                    "the shared retry budget failed; the retry waits", e);
+            granted = false;
+        }
+        lock.lock();
+        try {
+            long now = time.nanoTime();
+            List<Dispatch.Rejection<A>> failed = new ArrayList<>(d.failed());
+            OptionalLong wake = d.wakeAtNanos();
+            if (call.phase == CallState.Phase.WAITING_FOR_BUDGET && call.askingBudget) {
+                call.askingBudget = false;
+                if (granted) {
+                    budgetWaiters.remove(call);
+                    grantRetry(call, now, failed);
+                    wake = OptionalLong.of(now);
+                } else {
+                    call.budgetRefused = true;
+                    if (!call.budgetWaits || now - call.budgetUntilNanos >= 0) {
+                        budgetWaiters.remove(call);
+                        failed.add(new Dispatch.Rejection<>(call, retryNotGranted(call)));
+                    }
+                }
+            }
+            return new Dispatch<>(d.start(), failed, wake);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private static OptionalLong earlier(OptionalLong wake, long at) {
+        return wake.isEmpty() || at - wake.getAsLong() < 0 ? OptionalLong.of(at) : wake;
     }
 
     private long askSharedBucket(CallState<A> call) {
@@ -254,21 +312,31 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
         }
     }
 
-    /** One poll under the lock; calls whose tokens the shared bucket must grant go to {@code reserved}. */
-    private Dispatch<A> pollLocked(List<CallState<A>> reserved) {
+    /**
+     * One poll under the lock; calls whose tokens the shared bucket must grant go to {@code reserved},
+     * and a waiting retry the shared budget must grant to {@code budgetAsks}.
+     */
+    private Dispatch<A> pollLocked(List<CallState<A>> reserved, List<CallState<A>> budgetAsks) {
         long now = time.nanoTime();
         pacer.refresh(now);
         List<Dispatch.Rejection<A>> failed = new ArrayList<>(pending);
         pending.clear();
         while (!retryTimers.isEmpty() && retryTimers.peek().retryAtNanos - now <= 0) {
-            // a retry was granted by the budget, the attempt cap and the deadline when its answer
-            // came (SPEC §4.2); the adaptive throttle decides about new calls only (§4.5)
+            // a retry was granted by the attempt cap and the deadline when its answer came (SPEC
+            // §4.2); one the budget must grant asks it now; the adaptive throttle decides about new
+            // calls only (§4.5)
             CallState<A> call = retryTimers.poll();
+            if (call.budgetRetry != null) {
+                call.phase = CallState.Phase.WAITING_FOR_BUDGET;
+                budgetWaiters.addFirst(call);
+                continue;
+            }
             SluiceException shed = enqueue(call, now);
             if (shed != null) {
                 failed.add(new Dispatch.Rejection<>(call, shed));
             }
         }
+        OptionalLong budgetWake = grantRetries(now, failed, budgetAsks);
         failed.addAll(pending);
         pending.clear();
         AdmissionQueue.Poll<CallState<A>> poll = queue.poll(now, gate);
@@ -292,12 +360,88 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
         }
         OptionalLong wake = poll.wakeAtNanos();
         if (!retryTimers.isEmpty()) {
-            long t = retryTimers.peek().retryAtNanos;
-            if (wake.isEmpty() || t - wake.getAsLong() < 0) {
-                wake = OptionalLong.of(t);
-            }
+            wake = earlier(wake, retryTimers.peek().retryAtNanos);
+        }
+        if (budgetWake.isPresent()) {
+            wake = earlier(wake, budgetWake.getAsLong());
         }
         return new Dispatch<>(start, failed, wake);
+    }
+
+    /**
+     * The waiting retries, newest first: those whose time is up fail; the others ask the budget in
+     * turn until it says no. A shared budget is asked for one of them, off the lock
+     * ({@code budgetAsks}). Returns when to look again.
+     */
+    private OptionalLong grantRetries(long now, List<Dispatch.Rejection<A>> failed, List<CallState<A>> budgetAsks) {
+        if (budgetWaiters.isEmpty()) {
+            return OptionalLong.empty();
+        }
+        long nextExpiry = Long.MAX_VALUE;
+        boolean asking = false;
+        boolean budgetSaidNo = false;
+        for (java.util.Iterator<CallState<A>> it = budgetWaiters.iterator(); it.hasNext(); ) {
+            CallState<A> call = it.next();
+            if (call.askingBudget) {
+                asking = true;
+                continue;
+            }
+            if (call.budgetWaits && now - call.budgetUntilNanos > 0) {
+                call.budgetRefused |= budgetSaidNo;
+                it.remove();
+                failed.add(new Dispatch.Rejection<>(call, retryNotGranted(call)));
+                continue;
+            }
+            if (call.budgetWaits) {
+                nextExpiry = Math.min(nextExpiry, call.budgetUntilNanos - now);
+            }
+            if (budgetSaidNo) {
+                call.budgetRefused = true; // no room for a newer one: none for this one either
+            } else if (!asking) {
+                if (sharedBudget != null) {
+                    call.askingBudget = true;
+                    budgetAsks.add(call);
+                    asking = true;
+                } else if (budget.tryAcquireRetry(now)) {
+                    it.remove();
+                    grantRetry(call, now, failed);
+                } else {
+                    call.budgetRefused = true;
+                    budgetSaidNo = true;
+                    if (!call.budgetWaits || now - call.budgetUntilNanos >= 0) {
+                        it.remove();
+                        failed.add(new Dispatch.Rejection<>(call, retryNotGranted(call)));
+                    }
+                }
+            }
+        }
+        if (budgetWaiters.isEmpty()) {
+            return OptionalLong.empty();
+        }
+        return OptionalLong.of(now + Math.min(BUDGET_RECHECK_NANOS, Math.max(1, nextExpiry)));
+    }
+
+    /** The budget granted a waiting retry: it is queued like any other. */
+    private void grantRetry(CallState<A> call, long now, List<Dispatch.Rejection<A>> failed) {
+        call.budgetRetry = null;
+        call.budgetRefused = false;
+        SluiceException shed = enqueue(call, now);
+        if (shed != null) {
+            failed.add(new Dispatch.Rejection<>(call, shed));
+        }
+    }
+
+    /** A waiting retry's time is up: the answer's own error, the budget's refusal as its cause if it refused. */
+    private SluiceException retryNotGranted(CallState<A> call) {
+        Classification.Retryable r = call.budgetRetry;
+        call.budgetRetry = null;
+        counters.retries.decrement(); // counted when scheduled; never granted after all
+        if (call.budgetRefused || !call.budgetWaits) {
+            return ((Decision.Fail) budgetRefused(call, r, call.budgetWaits
+                    ? "not retried: the retry budget had no room before the call's deadline"
+                    : "not retried, the retry budget is spent")).error();
+        }
+        return refuse(call, r.giveUp().apply("not retried before the call's deadline"));
     }
 
     /** A call's next attempt starts now: counted, recorded against its key and its host. */
@@ -320,33 +464,15 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
     @Override
     public Decision onAnswer(CoreCall<A> handle, Answer answer) {
         CallState<A> call = state(handle);
-        Decision d;
         lock.lock();
         try {
-            d = onAnswerLocked(call, answer);
-        } finally {
-            lock.unlock();
-        }
-        if (d != null) {
-            return d;
-        }
-        // reserve, ask, commit: the shared retry budget is asked off the lock (SPEC §4.8 stores may block)
-        boolean granted = sharedBudget.tryAcquireRetry(time.nanoTime());
-        lock.lock();
-        try {
-            if (call.phase != CallState.Phase.DECIDING) {
-                return new Decision.Fail(new TransportException("call was cancelled", null, false, call.attempts));
-            }
-            Classification.Retryable r = call.pendingRetry;
-            call.pendingRetry = null;
-            return granted ? scheduleRetry(call, call.pendingWait, r.hint() != null, false, time.nanoTime())
-                    : budgetRefused(call, r);
+            return onAnswerLocked(call, answer);
         } finally {
             lock.unlock();
         }
     }
 
-    /** The answer under the lock; {@code null} when a shared budget must be asked first (DECIDING). */
+    /** The answer, under the lock. */
     private Decision onAnswerLocked(CallState<A> call, Answer answer) {
         {
             if (call.phase == CallState.Phase.DONE) {
@@ -521,36 +647,51 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
         // still bound it. Without a known rate (no RateLimit policy, nothing documented) the bucket
         // would let every re-send out at the pause's end: those spend the budget like any retry.
         boolean paced = r.kind() == Classification.Kind.RATE_LIMITED && pacer.paces(now);
-        if (!paced && sharedBudget != null) {
-            // a shared budget is asked off the lock: onAnswer finishes the decision (DECIDING)
-            call.phase = CallState.Phase.DECIDING;
-            call.pendingRetry = r;
-            call.pendingWait = wait;
-            return null;
-        }
-        if (!paced && !budget.tryAcquireRetry(now)) {
-            return budgetRefused(call, r);
+        if (!paced) {
+            if (!call.hasDeadline || budgetNeverGrants()) {
+                // without a deadline nobody said how long the answer stays useful: the budget decides now
+                if (sharedBudget != null) {
+                    // a shared budget is asked off the lock, once, when the wait is over: no waiting for room
+                    call.budgetRetry = r;
+                    call.budgetRefused = false;
+                    call.budgetWaits = false;
+                } else if (!budget.tryAcquireRetry(now)) {
+                    return budgetRefused(call, r, "not retried, the retry budget is spent");
+                }
+            } else {
+                // the budget is asked when the wait is over; a retry it has no room for then waits for
+                // room until the deadline instead of failing at once: the retries sent still never pass
+                // the budget's share of the traffic (SPEC §4.2, §8), but a short incident's calls are
+                // retried when it is over, as far as the budget and their deadlines allow
+                call.budgetRetry = r;
+                call.budgetRefused = false;
+                call.budgetWaits = true;
+                call.budgetUntilNanos = now + latestNanos;
+            }
         }
         return scheduleRetry(call, wait, hint != null, paced, now);
     }
 
+    /** A budget configured to grant nothing (ratio and floor 0): a refusal is final, waiting is pointless. */
+    private boolean budgetNeverGrants() {
+        return sharedBudget == null && config.budget().ratio() == 0 && config.budget().minRetries() == 0;
+    }
+
     /** The budget refused a retry: the answer's own error, the refusal as its cause (SPEC §4.2). */
-    private Decision budgetRefused(CallState<A> call, Classification.Retryable r) {
-        {
-            String host = call.spec.host();
-            counters.onBudgetExhausted(host, RetryBudgetExhaustedException.Scope.CLIENT_RETRY_BUDGET);
-            // the answer's own typed error (OverloadedException for a 503), the refusal as its cause:
-            // the caller learns the server was overloaded, and why the SDK stopped (SPEC §4.2)
-            return fail(call, r.giveUp().apply("not retried, the retry budget is spent",
-                    new RetryBudgetExhaustedException("retry budget spent: retries over the last "
-                            + config.budget().window().toSeconds() + " s reached "
-                            + Math.round(config.budget().ratio() * 100) + " % of requests or the floor of "
-                            + config.budget().minRetries() + ", whichever is more"
-                            + (config.budget().spreads() ? ", or over the last "
-                                    + config.budget().spreadWindow().toMillis() + " ms" : "") + " (SPEC §4.2, §8)",
-                            RetryBudgetExhaustedException.Scope.CLIENT_RETRY_BUDGET, null, call.lastStatus,
-                            call.lastSnapshot, call.attempts)));
-        }
+    private Decision budgetRefused(CallState<A> call, Classification.Retryable r, String why) {
+        String host = call.spec.host();
+        counters.onBudgetExhausted(host, RetryBudgetExhaustedException.Scope.CLIENT_RETRY_BUDGET);
+        // the answer's own typed error (OverloadedException for a 503), the refusal as its cause:
+        // the caller learns the server was overloaded, and why the SDK stopped (SPEC §4.2)
+        return fail(call, r.giveUp().apply(why,
+                new RetryBudgetExhaustedException("retry budget spent: retries over the last "
+                        + config.budget().window().toSeconds() + " s reached "
+                        + Math.round(config.budget().ratio() * 100) + " % of requests or the floor of "
+                        + config.budget().minRetries() + ", whichever is more"
+                        + (config.budget().spreads() ? ", or over the last "
+                                + config.budget().spreadWindow().toMillis() + " ms" : "") + " (SPEC §4.2, §8)",
+                        RetryBudgetExhaustedException.Scope.CLIENT_RETRY_BUDGET, null, call.lastStatus,
+                        call.lastSnapshot, call.attempts)));
     }
 
     private Decision scheduleRetry(CallState<A> call, Duration wait, boolean hinted, boolean paced, long now) {
@@ -573,10 +714,8 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
             switch (call.phase) {
                 case QUEUED -> queue.remove(call);
                 case WAITING_TO_RETRY -> retryTimers.remove(call);
+                case WAITING_FOR_BUDGET -> budgetWaiters.remove(call); // a budget answer on its way finds it done
                 case RESERVED -> queue.release();
-                case DECIDING -> {
-                    // answered; its slot was freed then, and the budget's answer will find it done
-                }
                 case IN_FLIGHT -> {
                     queue.release();
                     if (queue.inFlight() == 0) {

@@ -23,8 +23,11 @@ public record CallResult(Kind kind, int status, int attempts) {
         PACED_OUT("refused by the SDK's pacer (no token within the deadline, no request)"),
         /** Still 503 after the retries. */
         UNAVAILABLE("still 503 after retries"),
-        /** The SDK's retry budget refused a retry. */
-        BUDGET_EXHAUSTED("retry refused by the retry budget"),
+        /**
+         * The SDK's retry budget refused a retry: no room for it before the call's deadline (the
+         * call ends as the answer's error, a 503 mostly, with the refusal as its cause).
+         */
+        BUDGET_EXHAUSTED("retry refused by the SDK's retry budget (no room before the deadline)"),
         /** The SDK's adaptive throttle dropped the call before it reached the network. */
         LOCALLY_DROPPED("dropped locally by adaptive throttling"),
         /** The SDK's admission queue shed the call (full, or its deadline passed while queued). */

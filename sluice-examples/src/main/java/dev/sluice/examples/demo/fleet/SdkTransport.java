@@ -124,8 +124,14 @@ public final class SdkTransport implements CallTransport {
         }
     }
 
-    /** How a call that ended in {@code e} is counted; a refusal without a request is told apart. */
+    /**
+     * How a call that ended in {@code e} is counted; a refusal without a request is told apart, and so
+     * is a call whose retry the budget refused (the answer's own error, the refusal as its cause).
+     */
     static CallResult.Kind kind(SluiceException e) {
+        if (e.getCause() instanceof RetryBudgetExhaustedException) {
+            return CallResult.Kind.BUDGET_EXHAUSTED;
+        }
         return switch (e) {
             case RateLimitedException r -> r.attempts() == 0 ? CallResult.Kind.PACED_OUT : CallResult.Kind.RATE_LIMITED;
             case OverloadedException o -> CallResult.Kind.UNAVAILABLE;

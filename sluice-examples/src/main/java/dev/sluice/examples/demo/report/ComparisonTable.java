@@ -1,9 +1,13 @@
 package dev.sluice.examples.demo.report;
 
+import dev.sluice.examples.demo.fleet.CallResult;
 import dev.sluice.examples.demo.fleet.ClientKind;
+import dev.sluice.examples.demo.series.SecondCounts;
+import dev.sluice.examples.demo.series.Series;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
@@ -124,7 +128,39 @@ public final class ComparisonTable {
         }
         lines.add(0, behind.isEmpty() ? "the Sluice SDK is ahead of (or level with) every other client on every headline:"
                 : "the Sluice SDK is behind on " + behind.size() + " headline(s): " + String.join("; ", behind));
+        why(runs, h, sdk).filter(w -> !behind.isEmpty()).ifPresent(lines::add);
         return lines;
+    }
+
+    /**
+     * Why the SDK can be behind on useful work: the calls its retry budget left unretried (SPEC §4.2:
+     * retries at most 10 % of the calls), against the other clients' retries in the blip and peaks;
+     * empty when the budget refused nothing.
+     */
+    static Optional<String> why(List<RunReport> runs, List<Headline> h, int sdk) {
+        RunReport mine = runs.get(sdk);
+        long refused = mine.calls().get(CallResult.Kind.BUDGET_EXHAUSTED);
+        if (refused == 0) {
+            return Optional.empty();
+        }
+        long inBlip = 0;
+        for (SecondCounts c : mine.seconds()) {
+            if (mine.inBlip(c.second())) {
+                inBlip += c.get(Series.BUDGET_EXHAUSTED);
+            }
+        }
+        StringBuilder others = new StringBuilder();
+        for (int i = 0; i < runs.size(); i++) {
+            if (i != sdk) {
+                others.append(others.isEmpty() ? "" : ", ").append(String.format(Locale.ROOT,
+                        "%s %s of the calls made in the blip, peak %.2fx the limit", runs.get(i).client().label(),
+                        percent(h.get(i).retryShareInBlip()), h.get(i).peakRatio()));
+            }
+        }
+        return Optional.of(String.format(Locale.ROOT, "  why: the SDK's retry budget (SPEC 4.2: retries"
+                + " at most 10 %% of the calls) found no room before their deadline for the retry of %,d calls (%,d of"
+                + " them made in the blip's seconds); the others retry every such call (retries %s) and the edge"
+                + " and Shiplane absorb that here", refused, inBlip, others));
     }
 
     static String percent(double share) {

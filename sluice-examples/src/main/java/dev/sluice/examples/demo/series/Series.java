@@ -26,8 +26,9 @@ public enum Series {
     RETRIES("retries", "retries", "attempts that were retries (part of offered)"),
     /** Calls the SDK's adaptive throttle dropped before they reached the network (SPEC §4.5), by the call's second. */
     LOCAL_DROPS("local_drops", "drops", "calls the SDK dropped locally (adaptive throttling)"),
-    /** Retries the SDK's retry budget refused (SPEC §4.2). */
-    BUDGET_EXHAUSTED("budget_exhausted", "budget-x", "retries the SDK's retry budget refused"),
+    /** Calls whose retry the SDK's retry budget refused (SPEC §4.2), by the call's second. */
+    BUDGET_EXHAUSTED("budget_exhausted", "budget-x",
+            "calls whose retry the SDK's retry budget refused (no room before their deadline)"),
     /** Calls the SDK failed at once, without a request, because it knew the quota was spent (SPEC §4.2). */
     LOCAL_QUOTA("local_quota", "sdk-quota", "calls the SDK failed at once: the quota is known spent until its reset"),
     /** Calls the fleet made (logical calls, not attempts), in the second they were made. */
