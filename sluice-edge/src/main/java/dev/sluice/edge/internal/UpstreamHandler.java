@@ -4,17 +4,21 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 
 /**
  * The last handler of a pooled upstream connection: hands the response to the exchange that holds
  * the connection. Data arriving while no exchange holds it (an idle connection) is released and the
- * connection closed: nothing on an idle HTTP/1.1 connection can be valid.
+ * connection closed: nothing on an idle HTTP/1.1 connection can be valid. Interim responses (1xx, RFC 9110
+ * §15.2) are read and dropped here: the edge does not relay them, so the exchange sees the final response only.
  */
 final class UpstreamHandler extends ChannelInboundHandlerAdapter {
 
     private UpstreamListener listener;
+    /** a 1xx head was read: its end (the decoder's empty last content) is dropped too */
+    private boolean interim;
 
     /** The exchange that now holds this connection. */
     void attach(UpstreamListener l) {
@@ -23,6 +27,7 @@ final class UpstreamHandler extends ChannelInboundHandlerAdapter {
 
     void detach() {
         this.listener = null;
+        this.interim = false;
     }
 
     @Override
@@ -34,7 +39,16 @@ final class UpstreamHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         if (msg instanceof HttpResponse response) {
+            if (response.decoderResult().isSuccess() && response.status().code() < 200) {
+                interim = true;
+                ReferenceCountUtil.release(msg);
+                return;
+            }
             l.onUpstreamHead(response);
+        } else if (interim) {
+            interim = !(msg instanceof LastHttpContent);
+            ReferenceCountUtil.release(msg);
+            return;
         }
         if (msg instanceof HttpContent content) {
             l.onUpstreamContent(content); // takes ownership
