@@ -1,6 +1,7 @@
 package dev.sluice.limiter;
 
 import dev.sluice.limiter.gcra.GcraParams;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A token bucket (SPEC §1 "burst policy"): capacity {@code q}, refilled at {@code q / w} units per
@@ -15,7 +16,7 @@ import dev.sluice.limiter.gcra.GcraParams;
  * @param unit what one unit counts (requests or content-bytes)
  * @param partitionKey the {@code pk} to emit, or {@code null}
  */
-public record BurstPolicy(String name, long quota, long windowSeconds, QuotaUnit unit, String partitionKey)
+public record BurstPolicy(String name, long quota, long windowSeconds, QuotaUnit unit, @Nullable String partitionKey)
         implements Policy {
 
     /** The longest refill period accepted: 366 days. */

@@ -1,5 +1,7 @@
 package dev.sluice.limiter;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A limit on requests in flight at once (SPEC §1, quota unit {@code concurrent-requests}): a key may
  * hold at most {@code q} admitted requests whose answers have not completed. A request takes one unit
@@ -14,7 +16,7 @@ package dev.sluice.limiter;
  * @param quota {@code q}: requests in flight at most, &gt; 0
  * @param partitionKey the {@code pk} to emit, or {@code null}
  */
-public record ConcurrencyPolicy(String name, long quota, String partitionKey) implements Policy {
+public record ConcurrencyPolicy(String name, long quota, @Nullable String partitionKey) implements Policy {
 
     /** The Retry-After of a denial by a concurrency policy, in seconds. */
     public static final long RETRY_AFTER_SECONDS = 1;

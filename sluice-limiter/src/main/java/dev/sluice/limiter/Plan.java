@@ -7,6 +7,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A named list of policies bound to keys (SPEC §1 "plan"): free, pro, ... A request is admitted only
@@ -25,9 +26,9 @@ public final class Plan {
     private final boolean hasConcurrency;
     private final int hash;
     /** the RateLimit-Policy field, serialised on first use (a benign race: the value is a constant) */
-    private String rateLimitPolicyField;
+    private @Nullable String rateLimitPolicyField;
 
-    private Plan(String name, List<Policy> policies) {
+    private Plan(String name, @Nullable List<Policy> policies) {
         if (name == null || name.isBlank()) {
             throw new IllegalArgumentException("name: a plan name must not be blank");
         }

@@ -1,6 +1,7 @@
 package dev.sluice.limiter;
 
 import dev.sluice.wire.snapshot.Outcome;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One named limit of a {@link Plan} (SPEC §1): a {@link BurstPolicy} (token bucket, GCRA), a
@@ -34,7 +35,7 @@ public sealed interface Policy permits BurstPolicy, QuotaPolicy, ConcurrencyPoli
      * its UTF-8 bytes), or {@code null} when the policy has none. Limiter state is partitioned by
      * the key passed to the store; the edge composes that key.
      */
-    String partitionKey();
+    @Nullable String partitionKey();
 
     /**
      * What a denial by this policy means for the client (SPEC §1, §3.4): a burst policy clears in

@@ -3,6 +3,7 @@ package dev.sluice.limiter;
 import dev.sluice.limiter.quota.CalendarWindow;
 import dev.sluice.limiter.quota.QuotaCounter;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A calendar quota (SPEC §1 "quota policy"): {@code q} units per window; the whole quota comes
@@ -15,7 +16,7 @@ import java.util.Objects;
  * @param unit what one unit counts (requests or content-bytes)
  * @param partitionKey the {@code pk} to emit, or {@code null}
  */
-public record QuotaPolicy(String name, long quota, CalendarWindow window, QuotaUnit unit, String partitionKey)
+public record QuotaPolicy(String name, long quota, CalendarWindow window, QuotaUnit unit, @Nullable String partitionKey)
         implements Policy {
 
     /**

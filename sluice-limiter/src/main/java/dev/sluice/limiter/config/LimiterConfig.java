@@ -198,7 +198,7 @@ public final class LimiterConfig {
      * printable ASCII"} goes to {@code name}); at the policy itself when the field is not written.
      */
     private static void addToNamedField(ConfigNode policy, IllegalArgumentException e, ConfigProblems problems) {
-        String message = e.getMessage();
+        String message = String.valueOf(e.getMessage());
         int colon = message.indexOf(": ");
         if (colon > 0) {
             Optional<ConfigNode> field = policy.get(message.substring(0, colon));

@@ -8,6 +8,7 @@ import dev.sluice.limiter.Unavailable;
 import dev.sluice.wire.problem.ProblemDetails;
 import dev.sluice.wire.snapshot.Outcome;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Which HTTP status and RFC 9457 problem answer a request the server half did not let through (SPEC §3.4):
@@ -45,7 +46,7 @@ public enum Rejection {
     private final String title;
     private final boolean retryAfter;
 
-    Rejection(int status, Outcome outcome, String title, boolean retryAfter) {
+    Rejection(int status, @Nullable Outcome outcome, String title, boolean retryAfter) {
         this.status = status;
         this.code = outcome == null ? "cost_exceeds_burst" : outcome.wireName();
         this.title = title;

@@ -1,6 +1,7 @@
 package dev.sluice.limiter.idempotency;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The identity of one idempotency record (SPEC §3.11): the API key that sent the request and the
@@ -38,7 +39,7 @@ public record IdempotencyKey(String apiKey, String value) {
      * Why {@code value} cannot be an {@code Idempotency-Key}, or {@code null} when it can: the edge
      * answers 400 with this text instead of catching an exception.
      */
-    public static String problemWith(String value) {
+    public static @Nullable String problemWith(String value) {
         if (value == null || value.isEmpty()) {
             return "must not be empty";
         }

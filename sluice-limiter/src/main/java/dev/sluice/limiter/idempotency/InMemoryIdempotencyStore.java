@@ -7,6 +7,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The reference {@link IdempotencyStore}: records in this process's memory, one
@@ -44,8 +45,8 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
      * @param time where leases and retention are measured
      * @param expiresAtNanos monotonic deadline; compared by subtraction
      */
-    private record Entry(RequestTarget target, String token, RequestFingerprint fingerprint, RecordedResponse response,
-            long expiresAtNanos) {
+    private record Entry(RequestTarget target, String token, @Nullable RequestFingerprint fingerprint,
+            @Nullable RecordedResponse response, long expiresAtNanos) {
         boolean expired(long nowNanos) {
             return nowNanos - expiresAtNanos >= 0;
         }
@@ -89,10 +90,12 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
             }
             if (!e.target().equals(target)) {
                 result[0] = new Claim.Conflict(e.target());
-            } else if (e.inFlight()) {
-                result[0] = new Claim.InFlight(e.target());
             } else {
-                result[0] = new Claim.Completed(e.fingerprint(), e.response());
+                RequestFingerprint fingerprint = e.fingerprint();
+                RecordedResponse response = e.response();
+                result[0] = response == null || fingerprint == null
+                        ? new Claim.InFlight(e.target()) // no response recorded yet
+                        : new Claim.Completed(fingerprint, response);
             }
             return e;
         });

@@ -30,6 +30,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The reference {@link LimiterStore}: limiter state in this process's memory.
@@ -124,7 +125,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
         }
     }
 
-    private Decision decideSingle(Single s, Plan plan, Costs costs, long micros, Instant wall) {
+    private @Nullable Decision decideSingle(Single s, Plan plan, Costs costs, long micros, @Nullable Instant wall) {
         Policy policy = plan.policy(0);
         long cost = costs.costFor(policy);
         for (int spins = 1;; spins = backOff(spins)) {
@@ -142,7 +143,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
         }
     }
 
-    private Decision decideMulti(Multi s, Plan plan, Costs costs, long micros, Instant wall) {
+    private @Nullable Decision decideMulti(Multi s, Plan plan, Costs costs, long micros, @Nullable Instant wall) {
         int n = plan.size();
         for (int spins = 1;; spins = backOff(spins)) {
             long[] cur = s.slots;
@@ -209,7 +210,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
     private static final int ADMITTED = 1;
     private static final int RETRY = -1;
 
-    private static int acquireSingle(Single s, Plan plan, Costs costs, long micros, Instant wall) {
+    private static int acquireSingle(Single s, Plan plan, Costs costs, long micros, @Nullable Instant wall) {
         long cost = costs.costFor(plan.policy(0));
         for (int spins = 1;; spins = backOff(spins)) {
             long cur = s.value;
@@ -226,7 +227,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
         }
     }
 
-    private static int acquireMulti(Multi s, Plan plan, Costs costs, long micros, Instant wall) {
+    private static int acquireMulti(Multi s, Plan plan, Costs costs, long micros, @Nullable Instant wall) {
         int n = plan.size();
         for (int spins = 1;; spins = backOff(spins)) {
             long[] cur = s.slots;
@@ -287,7 +288,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
         }
     }
 
-    private static DecisionKind decideSingle(Single s, Plan plan, Costs costs, long micros, Instant wall,
+    private static @Nullable DecisionKind decideSingle(Single s, Plan plan, Costs costs, long micros, @Nullable Instant wall,
             PolicyStateSink sink) {
         long cost = costs.costFor(plan.policy(0));
         for (int spins = 1;; spins = backOff(spins)) {
@@ -306,7 +307,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
         }
     }
 
-    private static DecisionKind decideMulti(Multi s, Plan plan, Costs costs, long micros, Instant wall,
+    private static @Nullable DecisionKind decideMulti(Multi s, Plan plan, Costs costs, long micros, @Nullable Instant wall,
             PolicyStateSink sink) {
         int n = plan.size();
         for (int spins = 1;; spins = backOff(spins)) {
@@ -366,7 +367,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
     /** Marker for "this policy refuses"; distinct from every stored value (which are ≥ 0). */
     private static final long DENIED = Long.MIN_VALUE + 1;
 
-    private static long admit(Plan plan, int i, long value, long cost, long micros, Instant wall) {
+    private static long admit(Plan plan, int i, long value, long cost, long micros, @Nullable Instant wall) {
         // an index test rather than a type switch: this is the hot path
         if (plan.isBurst(i)) {
             GcraParams p = plan.gcraParams(i);
@@ -378,14 +379,22 @@ public final class InMemoryLimiterStore implements LimiterStore {
             return value + cost > plan.policy(i).quota() ? DENIED : value + cost;
         }
         QuotaPolicy q = (QuotaPolicy) plan.policy(i);
-        long next = QuotaCounter.admit(value, q.window().windowIdAt(wall), cost, q.quota());
+        long next = QuotaCounter.admit(value, q.window().windowIdAt(quotaWall(wall)), cost, q.quota());
         return next == QuotaCounter.DENIED ? DENIED : next;
     }
 
-    private static Denied denied(Plan plan, Costs costs, long[] values, long micros, Instant wall) {
+    /**
+     * The wall clock of a call on a plan with a quota policy: the callers read it exactly when
+     * {@link Plan#hasQuotaPolicy()}, so a quota policy's step always has it.
+     */
+    private static Instant quotaWall(@Nullable Instant wall) {
+        return Objects.requireNonNull(wall, "wall: read for every plan with a quota policy");
+    }
+
+    private static Denied denied(Plan plan, Costs costs, long[] values, long micros, @Nullable Instant wall) {
         int n = plan.size();
         List<Policy> violated = new ArrayList<>(1);
-        Policy longest = null;
+        @Nullable Policy longest = null;
         Duration longestWait = Duration.ZERO;
         for (int i = 0; i < n; i++) {
             Policy policy = plan.policy(i);
@@ -398,11 +407,12 @@ public final class InMemoryLimiterStore implements LimiterStore {
                 }
             }
         }
-        return new Denied(plan, longest, longestWait, violated, states(plan, values, micros, wall));
+        Policy denying = Objects.requireNonNull(longest, "denied: called when a policy refused");
+        return new Denied(plan, denying, longestWait, violated, states(plan, values, micros, wall));
     }
 
     /** Zero when the policy admits {@code cost} now; otherwise the exact time until it would. */
-    private static Duration waitFor(Plan plan, int i, long value, long cost, long micros, Instant wall) {
+    private static Duration waitFor(Plan plan, int i, long value, long cost, long micros, @Nullable Instant wall) {
         return switch (plan.policy(i)) {
             case BurstPolicy b -> {
                 GcraParams p = plan.gcraParams(i);
@@ -410,12 +420,13 @@ public final class InMemoryLimiterStore implements LimiterStore {
                 yield ticks == 0 ? Duration.ZERO : Duration.ofNanos(Gcra.ceilMicros(p, ticks) * 1000);
             }
             case QuotaPolicy q -> {
-                long current = q.window().windowIdAt(wall);
+                Instant now = quotaWall(wall);
+                long current = q.window().windowIdAt(now);
                 if (QuotaCounter.admit(value, current, cost, q.quota()) != QuotaCounter.DENIED) {
                     yield Duration.ZERO;
                 }
                 long end = q.window().endEpochSecond(QuotaCounter.effectiveWindow(value, current));
-                Duration wait = Duration.between(wall, Instant.ofEpochSecond(end));
+                Duration wait = Duration.between(now, Instant.ofEpochSecond(end));
                 // a window can only refuse before its end; guard against a zero wait all the same
                 yield wait.isNegative() || wait.isZero() ? Duration.ofSeconds(1) : wait;
             }
@@ -424,7 +435,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
         };
     }
 
-    private static List<PolicyState> states(Plan plan, long[] values, long micros, Instant wall) {
+    private static List<PolicyState> states(Plan plan, long[] values, long micros, @Nullable Instant wall) {
         PolicyState[] out = new PolicyState[values.length];
         for (int i = 0; i < values.length; i++) {
             out[i] = stateOf(plan, i, values[i], micros, wall);
@@ -432,15 +443,15 @@ public final class InMemoryLimiterStore implements LimiterStore {
         return List.of(out);
     }
 
-    private static PolicyState stateOf(Plan plan, int i, long value, long micros, Instant wall) {
+    private static PolicyState stateOf(Plan plan, int i, long value, long micros, @Nullable Instant wall) {
         StateOf built = new StateOf();
         emit(plan, i, value, micros, wall, built);
-        return built.state;
+        return Objects.requireNonNull(built.state, "emit gives every policy's state");
     }
 
     /** Builds the one {@link PolicyState} {@link #emit} gives (scalar-replaced once inlined). */
     private static final class StateOf implements PolicyStateSink {
-        PolicyState state;
+        @Nullable PolicyState state;
 
         @Override
         public void state(Policy policy, long remaining, long resetSeconds, long used, long resetAtEpochSecond) {
@@ -449,7 +460,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
     }
 
     /** Policy {@code i}'s standing for the stored {@code value}: {@code r}, {@code t}, used, reset_at. */
-    private static void emit(Plan plan, int i, long value, long micros, Instant wall, PolicyStateSink sink) {
+    private static void emit(Plan plan, int i, long value, long micros, @Nullable Instant wall, PolicyStateSink sink) {
         if (plan.isBurst(i)) {
             GcraParams p = plan.gcraParams(i);
             long now = p.ticksOf(micros);
@@ -465,10 +476,11 @@ public final class InMemoryLimiterStore implements LimiterStore {
         }
         QuotaPolicy q = (QuotaPolicy) plan.policy(i);
         CalendarWindow window = q.window();
-        long current = window.windowIdAt(wall);
+        Instant now = quotaWall(wall);
+        long current = window.windowIdAt(now);
         long effective = QuotaCounter.effectiveWindow(value, current);
         long used = QuotaCounter.effectiveUsed(value, current);
-        long t = used == 0 ? 0 : window.secondsUntilEnd(effective, wall);
+        long t = used == 0 ? 0 : window.secondsUntilEnd(effective, now);
         sink.state(q, q.quota() - used, t, used, window.endEpochSecond(effective));
     }
 
@@ -481,7 +493,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
         KeyState s = keys.get(key);
         long[] values = s == null ? null : s.snapshot();
         long[] mine = new long[plan.size()];
-        if (values != null) {
+        if (s != null && values != null) {
             for (int i = 0; i < mine.length; i++) {
                 mine[i] = carriedValue(s.plan, values, plan.policy(i));
             }
@@ -594,7 +606,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
     }
 
     /** The state object held for {@code key}, or {@code null}: only for the footprint measurement. */
-    Object stateObjectForMeasurement(String key) {
+    @Nullable Object stateObjectForMeasurement(String key) {
         return keys.get(key);
     }
 
@@ -641,7 +653,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
     }
 
     /** The value {@code policy} had in {@code values} of {@code from}, or 0 (fresh) if it had none. */
-    private static long carriedValue(Plan from, long[] values, Policy policy) {
+    private static long carriedValue(@Nullable Plan from, long @Nullable [] values, Policy policy) {
         if (from == null || values == null) {
             return 0;
         }
@@ -657,7 +669,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
             this.plan = plan;
         }
 
-        static KeyState fresh(Plan plan, Plan from, long[] fromValues) {
+        static KeyState fresh(Plan plan, @Nullable Plan from, long @Nullable [] fromValues) {
             long[] values = new long[plan.size()];
             for (int i = 0; i < values.length; i++) {
                 values[i] = carriedValue(from, fromValues, plan.policy(i));
@@ -666,12 +678,12 @@ public final class InMemoryLimiterStore implements LimiterStore {
         }
 
         /** The current values, or {@code null} when retired. */
-        abstract long[] snapshot();
+        abstract long @Nullable [] snapshot();
 
         abstract boolean compareAndSet(long[] expected, long[] next);
 
         /** Retires this state and returns its last values ({@code null} if it was already retired). */
-        abstract long[] retire();
+        abstract long @Nullable [] retire();
 
         /** Retires this state if every policy is full at the given time; true if it did. */
         abstract boolean retireIfFull(long micros, Instant wall);
@@ -714,7 +726,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
         }
 
         @Override
-        long[] snapshot() {
+        long @Nullable [] snapshot() {
             long v = value;
             return v == RETIRED ? null : new long[] {v};
         }
@@ -725,7 +737,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
         }
 
         @Override
-        long[] retire() {
+        long @Nullable [] retire() {
             long v = (long) VALUE.getAndSet(this, RETIRED);
             return v == RETIRED ? null : new long[] {v};
         }
@@ -757,7 +769,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
         }
 
         @Override
-        long[] snapshot() {
+        long @Nullable [] snapshot() {
             long[] v = slots;
             return v == RETIRED_SLOTS ? null : v;
         }
@@ -768,7 +780,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
         }
 
         @Override
-        long[] retire() {
+        long @Nullable [] retire() {
             long[] v = (long[]) SLOTS.getAndSet(this, RETIRED_SLOTS);
             return v == RETIRED_SLOTS ? null : v;
         }

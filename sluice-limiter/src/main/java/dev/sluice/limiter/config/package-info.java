@@ -1,0 +1,4 @@
+@NullMarked
+package dev.sluice.limiter.config;
+
+import org.jspecify.annotations.NullMarked;

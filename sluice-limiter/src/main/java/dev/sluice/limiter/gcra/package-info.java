@@ -1,0 +1,4 @@
+@NullMarked
+package dev.sluice.limiter.gcra;
+
+import org.jspecify.annotations.NullMarked;

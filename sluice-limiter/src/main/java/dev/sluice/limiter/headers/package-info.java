@@ -1,0 +1,4 @@
+@NullMarked
+package dev.sluice.limiter.headers;
+
+import org.jspecify.annotations.NullMarked;

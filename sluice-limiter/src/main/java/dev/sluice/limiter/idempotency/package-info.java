@@ -1,0 +1,4 @@
+@NullMarked
+package dev.sluice.limiter.idempotency;
+
+import org.jspecify.annotations.NullMarked;

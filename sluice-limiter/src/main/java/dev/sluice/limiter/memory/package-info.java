@@ -1,0 +1,4 @@
+@NullMarked
+package dev.sluice.limiter.memory;
+
+import org.jspecify.annotations.NullMarked;

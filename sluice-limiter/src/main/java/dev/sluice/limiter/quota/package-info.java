@@ -1,0 +1,4 @@
+@NullMarked
+package dev.sluice.limiter.quota;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.sluice.limiter.spi;
+
+import org.jspecify.annotations.NullMarked;
