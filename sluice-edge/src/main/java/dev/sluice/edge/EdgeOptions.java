@@ -33,7 +33,8 @@ import java.util.Optional;
  *     (SPEC §3.13): e.g. the Redis store's fallback decisions and up/down state, which the {@code sluice}
  *     command passes in, since this module does not depend on Redis
  * @param keySource where bearer tokens the file's {@code keys} do not list are looked up (a key store's
- *     cache, e.g. {@code sluice-keys}'s PostgreSQL one); empty: the file's keys only. Not closed by the edge.
+ *     cache, e.g. {@code sluice-keys}'s); empty: the file's keys only. Closed by {@link EdgeServer#close()}
+ *     (its threads, connections and change feed end with the edge), not by a start that fails.
  * @param keyAdministration the key store's write side, served as the admin API ({@code /admin/v1/keys});
  *     empty: that API answers 404
  */
@@ -58,15 +59,15 @@ public record EdgeOptions(TimeSource time, Optional<LimiterStore> store, QuotaWa
     public EdgeOptions(TimeSource time, Optional<LimiterStore> store, QuotaWarningSink quotaWarningSink,
             Optional<PrometheusMeterRegistry> registry, List<EdgeStage> stages, boolean watchConfig,
             Optional<IdempotencyStore> idempotencyStore) {
-        this(time, store, quotaWarningSink, registry, stages, watchConfig, idempotencyStore, List.of(), Optional.empty(),
-                Optional.empty());
+        this(time, store, quotaWarningSink, registry, stages, watchConfig, idempotencyStore, List.of(),
+                Optional.empty(), Optional.empty());
     }
 
     /** The options of earlier releases: an in-memory idempotency store. */
     public EdgeOptions(TimeSource time, Optional<LimiterStore> store, QuotaWarningSink quotaWarningSink,
             Optional<PrometheusMeterRegistry> registry, List<EdgeStage> stages, boolean watchConfig) {
-        this(time, store, quotaWarningSink, registry, stages, watchConfig, Optional.empty(), List.of(), Optional.empty(),
-                Optional.empty());
+        this(time, store, quotaWarningSink, registry, stages, watchConfig, Optional.empty(), List.of(),
+                Optional.empty(), Optional.empty());
     }
 
     /** The options of earlier releases: no key store. */
@@ -77,7 +78,7 @@ public record EdgeOptions(TimeSource time, Optional<LimiterStore> store, QuotaWa
                 Optional.empty(), Optional.empty());
     }
 
-    /** Looks up bearer tokens the file does not list in {@code source} (not closed by the edge). */
+    /** Looks up bearer tokens the file does not list in {@code source}, closed with the edge. */
     public EdgeOptions withKeySource(KeySource source) {
         return new EdgeOptions(time, store, quotaWarningSink, registry, stages, watchConfig, idempotencyStore,
                 meterBinders, Optional.of(source), keyAdministration);

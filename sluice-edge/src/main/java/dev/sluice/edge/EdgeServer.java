@@ -16,6 +16,7 @@ import dev.sluice.edge.decision.EdgeDecider;
 import dev.sluice.edge.decision.ProtectedDecider;
 import dev.sluice.edge.decision.EdgeRules;
 import dev.sluice.edge.internal.KeyAdminApi;
+import dev.sluice.edge.keys.KeySource;
 import dev.sluice.edge.internal.DashboardEndpoints;
 import dev.sluice.edge.dashboard.Dashboard;
 import dev.sluice.edge.internal.ConfigWatcher;
@@ -74,8 +75,10 @@ import org.slf4j.LoggerFactory;
  * refused with {@link ConfigException} and the running configuration stays. With
  * {@link EdgeOptions#withWatchConfig(boolean)} the file (and its key file) is watched.
  *
- * <p>Thread-safe. {@link #close()} stops listening, closes connections and the upstream pool, and
- * waits (up to about two seconds) for the event loops to finish.
+ * <p>Thread-safe. {@link #close()} stops listening, closes connections and the upstream pool, waits (up to
+ * about two seconds) for the event loops to finish, stops the admin API's threads and closes the key source
+ * ({@link EdgeOptions#keySource()}: its lookup threads, connections and change feed), so no thread of the
+ * edge's is left running.
  */
 public final class EdgeServer implements AutoCloseable {
 
@@ -102,6 +105,8 @@ public final class EdgeServer implements AutoCloseable {
     private boolean ownsIdempotencyStore;
     private ServerTls tls; // null: plain HTTP/1.1 and h2c
     private Dashboard dashboard;
+    private KeyAdminApi adminApi; // null: admin port off
+    private KeySource keySource; // null: the file's keys only
 
     private EdgeServer(EventLoopGroup group, Channel server, Channel admin, ChannelGroup connections, UpstreamPool pool,
             EdgeDecider decider, LimiterStore store, boolean ownsStore, PrometheusMeterRegistry registry,
@@ -165,6 +170,7 @@ public final class EdgeServer implements AutoCloseable {
         EventLoopGroup group = transports.newGroup(threads, "sluice-edge");
         ChannelGroup connections = new DefaultChannelGroup("sluice-edge", group.next());
         UpstreamPool pool = null;
+        KeyAdminApi adminApi = null;
         try {
             pool = new UpstreamPool(group, transports, config.upstream(), upstreamAddress, threads);
             UpstreamConfig up = config.upstream();
@@ -193,13 +199,12 @@ public final class EdgeServer implements AutoCloseable {
             Channel admin = null;
             if (config.admin().isPresent()) {
                 AdminConfig a = config.admin().get();
+                adminApi = new KeyAdminApi(a, decider, store, options.keyAdministration(), options.time());
                 try {
                     admin = bind(new ServerBootstrap().group(group).channel(transports.serverChannel())
                             .option(ChannelOption.SO_REUSEADDR, true)
-                            .childHandler(ServerInitializers.admin(registry, dates, connections,
-                                    new KeyAdminApi(a, decider, store, options.keyAdministration(),
-                                            options.time()), new DashboardEndpoints(dashboard, a))), a.host(),
-                            a.port(), "admin");
+                            .childHandler(ServerInitializers.admin(registry, dates, connections, adminApi,
+                                    new DashboardEndpoints(dashboard, a))), a.host(), a.port(), "admin");
                 } catch (RuntimeException e) {
                     server.close().syncUninterruptibly();
                     throw e;
@@ -207,6 +212,8 @@ public final class EdgeServer implements AutoCloseable {
             }
             EdgeServer edge = new EdgeServer(group, server, admin, connections, pool, decider, store, ownsStore,
                     registry, transports.name(), config);
+            edge.adminApi = adminApi;
+            edge.keySource = options.keySource().orElse(null);
             edge.dashboard = dashboard;
             edge.shedder = shedder;
             edge.escalation = escalation;
@@ -220,9 +227,13 @@ public final class EdgeServer implements AutoCloseable {
                 edge.watcher = ConfigWatcher.start(config.files(), edge::reloadQuietly);
             }
             LOG.info("edge listening on {} ({}, {}, {} event loops), admin {}, upstream {}", server.localAddress(),
-                    tls == null ? "http" : "https", transports.name(), threads, admin == null ? "off" : admin.localAddress(), config.upstream().url());
+                    tls == null ? "http" : "https", transports.name(), threads,
+                    admin == null ? "off" : admin.localAddress(), config.upstream().url());
             return edge;
         } catch (RuntimeException e) {
+            if (adminApi != null) {
+                adminApi.close();
+            }
             if (pool != null) {
                 pool.close();
             }
@@ -392,6 +403,12 @@ public final class EdgeServer implements AutoCloseable {
         // their buffers) on their loops instead of having those tasks rejected by a terminated loop
         group.shutdownGracefully(QUIET_PERIOD_MILLIS, 2_000, TimeUnit.MILLISECONDS)
                 .awaitUninterruptibly(Duration.ofSeconds(5).toMillis());
+        if (adminApi != null) {
+            adminApi.close();
+        }
+        if (keySource != null) {
+            keySource.close();
+        }
         if (ownsStore) {
             store.close();
         }

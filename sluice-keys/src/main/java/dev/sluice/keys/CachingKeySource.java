@@ -23,6 +23,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -42,13 +43,14 @@ import org.slf4j.LoggerFactory;
  *       of {@code pool-size} threads, if the budget ({@code miss-lookups-per-second}, a token bucket one
  *       second deep) has a token and the store did not just fail; otherwise
  *       {@link KeyLookup.Unavailable} at once (503 {@code key_store_unavailable} with Retry-After).</li>
- *   <li><b>Changes</b>: {@link #changed(String)} (from {@code LISTEN/NOTIFY}) reads a cached key again in
- *       the background and forgets the hash as unknown; {@link #resync()} (after the notification link
- *       was down) reads every cached key again.</li>
+ *   <li><b>Changes</b>: {@link #changed(String)} (from the backend's feed: {@code LISTEN/NOTIFY}, Redis
+ *       pub/sub) reads a cached key again in the background and forgets the hash as unknown;
+ *       {@link #resync()} (after the feed was down) reads every cached key again.</li>
  * </ul>
- * The database going away leaves cached keys answering; only misses get 503. Thread-safe.
+ * The store going away leaves cached keys answering; only misses get 503. {@link #close()} stops the lookup
+ * threads and closes the backend (its connections and its change feed). Thread-safe.
  */
-public final class CachingKeySource implements KeySource, MeterBinder {
+public final class CachingKeySource implements KeySource, KeyChanges, MeterBinder {
 
     private static final Logger LOG = LoggerFactory.getLogger(CachingKeySource.class);
     /** After a failed lookup, misses are answered 503 at once for this long rather than queued. */
@@ -68,6 +70,7 @@ public final class CachingKeySource implements KeySource, MeterBinder {
     private final CompletableFuture<KeyLookup> storeDown;
     private volatile long downUntilNanos;
     private volatile boolean up = true;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     private final AtomicLong hits = new AtomicLong();
     private final AtomicLong unknownHits = new AtomicLong();
@@ -93,7 +96,7 @@ public final class CachingKeySource implements KeySource, MeterBinder {
         AtomicInteger n = new AtomicInteger();
         this.lookups = new ThreadPoolExecutor(config.poolSize(), config.poolSize(), 30, TimeUnit.SECONDS,
                 new ArrayBlockingQueue<>(Math.max(16, config.missLookupsPerSecond())), r -> {
-                    Thread t = new Thread(r, "sluice-key-lookup-" + n.incrementAndGet());
+                    Thread t = new Thread(r, "sluice-keys-lookup-" + n.incrementAndGet());
                     t.setDaemon(true);
                     return t;
                 });
@@ -194,6 +197,7 @@ public final class CachingKeySource implements KeySource, MeterBinder {
      * background if it is cached (a hit keeps the old binding until the new one is read; a revoked or
      * deleted key leaves the cache). Called by the notification listener.
      */
+    @Override
     public void changed(String keyHash) {
         unknown.invalidate(keyHash);
         if (known.getIfPresent(keyHash) == null) {
@@ -222,6 +226,7 @@ public final class CachingKeySource implements KeySource, MeterBinder {
      * Reads every cached key again and forgets every unknown token: after notifications may have been
      * missed (the listener's connection was down). Blocking; call it off the event loop.
      */
+    @Override
     public void resync() {
         unknown.invalidateAll();
         List<String> hashes = new ArrayList<>(known.asMap().keySet());
@@ -276,9 +281,24 @@ public final class CachingKeySource implements KeySource, MeterBinder {
                 .register(registry);
     }
 
+    /**
+     * Stops the lookup threads (waiting up to two seconds for a lookup in progress) and closes the backend:
+     * its connections and its change feed. Idempotent; a lookup of a token not in memory after it gets
+     * {@link KeyLookup.Unavailable}.
+     */
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
         lookups.shutdownNow();
+        try {
+            if (!lookups.awaitTermination(2, TimeUnit.SECONDS)) {
+                LOG.warn("key lookups still running after 2 s at close");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         backend.close();
     }
 

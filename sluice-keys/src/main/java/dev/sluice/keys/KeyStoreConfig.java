@@ -139,7 +139,8 @@ public record KeyStoreConfig(String url, Optional<String> user, Optional<String>
             return Optional.empty();
         }
         if (!url.get().startsWith("jdbc:postgresql:")) {
-            problems.add(node.get("url").get(), "a jdbc:postgresql://host:5432/database URL, was \"" + url.get() + "\"");
+            problems.add(node.get("url").get(), "a jdbc:postgresql://host:5432/database URL, was \"" + url.get()
+                    + "\"");
         }
         Optional<String> user = node.get("user").flatMap(n -> n.asText(problems));
         Optional<String> password = node.get("password").flatMap(n -> n.asText(problems));

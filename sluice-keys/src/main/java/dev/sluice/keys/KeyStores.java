@@ -2,7 +2,6 @@ package dev.sluice.keys;
 
 import dev.sluice.edge.decision.KeyIds;
 import dev.sluice.edge.keys.KeyAdministration;
-import dev.sluice.keys.jdbc.KeyChangeListener;
 import dev.sluice.keys.jdbc.PostgresKeyStore;
 import dev.sluice.time.TimeSource;
 import org.slf4j.Logger;
@@ -11,7 +10,8 @@ import org.slf4j.LoggerFactory;
 /**
  * A running PostgreSQL key store for the edge: the cache the decision reads ({@link #source()}), the write
  * side for the admin API ({@link #administration()}) and the notification listener. Build it with
- * {@link #open}; close it after the edge.
+ * {@link #open}. An edge given {@link #source()} closes it, and with it everything here, when it closes;
+ * {@link #close()} does the same for a store used without an edge.
  *
  * <pre>{@code
  * KeyStores keys = KeyStores.open(KeyStoreConfig.of("jdbc:postgresql://127.0.0.1/sluice?user=sluice"),
@@ -26,12 +26,10 @@ public final class KeyStores implements AutoCloseable {
 
     private final PostgresKeyStore store;
     private final CachingKeySource source;
-    private final KeyChangeListener listener;
 
-    private KeyStores(PostgresKeyStore store, CachingKeySource source, KeyChangeListener listener) {
+    private KeyStores(PostgresKeyStore store, CachingKeySource source) {
         this.store = store;
         this.source = source;
-        this.listener = listener;
     }
 
     /**
@@ -55,8 +53,8 @@ public final class KeyStores implements AutoCloseable {
             LOG.info("key store {} up (keys hashed with {})", store.redacted(), store.hashing().algorithm());
         }
         CachingKeySource source = new CachingKeySource(store, store.hashing(), config, time);
-        KeyChangeListener listener = new KeyChangeListener(store, source).start();
-        return new KeyStores(store, source, listener);
+        store.watch(source);
+        return new KeyStores(store, source);
     }
 
     /** The cache the edge's decision reads. */
@@ -71,12 +69,15 @@ public final class KeyStores implements AutoCloseable {
 
     /** Whether change notifications are being received now. */
     public boolean listening() {
-        return listener.listening();
+        return store.watching();
     }
 
+    /**
+     * Closes the cache, the store's connections and its change feed (what an edge given {@link #source()}
+     * does when it closes). Idempotent.
+     */
     @Override
     public void close() {
-        listener.close();
         source.close();
     }
 }

@@ -146,7 +146,8 @@ class PostgresKeySourceTest {
         // a plan change by the admin side, an override and a revocation by plain SQL: each seen within 1 s
         k.administration().changePlan(id, "pro");
         await("plan change").atMost(Duration.ofSeconds(1)).until(() -> "pro".equals(plan(k, key)));
-        db.sql("UPDATE " + db.prefix() + "sluice_api_keys SET overrides = '{\"daily\": 7}' WHERE key_id = '" + id + "'");
+        db.sql("UPDATE " + db.prefix() + "sluice_api_keys SET overrides = '{\"daily\": 7}' WHERE key_id = '" + id
+                + "'");
         await("override").atMost(Duration.ofSeconds(1)).until(() -> found(k, key).key().quotaOverrides()
                 .equals(Map.of("daily", 7L)));
         k.administration().setOverride(id, "daily", OptionalLong.empty());

@@ -5,10 +5,13 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.UUID;
+import org.junit.jupiter.api.Assumptions;
 
 /**
  * A schema of its own in the shared PostgreSQL on 127.0.0.1:5432 (database {@code test}), dropped by
- * {@link #close()}; or, with {@link #database()}, a database of its own that a test can take away.
+ * {@link #close()}; or, with {@link #database()}, a database of its own that a test can take away. When that
+ * PostgreSQL cannot be reached the calling test is skipped with the reason printed, unless {@code CI=true},
+ * where it fails ({@code .ci/run} starts PostgreSQL).
  */
 final class TestDatabase implements AutoCloseable {
 
@@ -22,11 +25,36 @@ final class TestDatabase implements AutoCloseable {
         this.ownDatabase = ownDatabase;
     }
 
+    private static volatile String unavailable;
+    private static volatile boolean reachable;
+
+    /** Returns when the test PostgreSQL answers; else skips the test (fails it with {@code CI=true}). */
+    static synchronized void require() {
+        if (reachable) {
+            return;
+        }
+        if (unavailable == null) {
+            try (Connection c = DriverManager.getConnection(ADMIN_URL + "&connectTimeout=3")) {
+                reachable = true;
+                return;
+            } catch (SQLException e) {
+                unavailable = "PostgreSQL at 127.0.0.1:5432/test is not reachable: " + e.getMessage();
+            }
+        }
+        if ("true".equals(System.getenv("CI"))) {
+            throw new AssertionError(unavailable + " (CI=true: the PostgreSQL tests must run)");
+        }
+        System.out.println("SKIPPED PostgreSQL tests: " + unavailable);
+        Assumptions.abort(unavailable);
+    }
+
     static TestDatabase schema() {
+        require();
         return new TestDatabase("keys_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12), false);
     }
 
     static TestDatabase database() {
+        require();
         TestDatabase d = new TestDatabase("keys_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12),
                 true);
         d.admin("CREATE DATABASE " + d.name);

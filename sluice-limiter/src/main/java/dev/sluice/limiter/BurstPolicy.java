@@ -14,8 +14,6 @@ import dev.sluice.limiter.gcra.GcraParams;
  *     {@value #MAX_WINDOW_SECONDS}
  * @param unit what one unit counts (requests or content-bytes)
  * @param partitionKey the {@code pk} to emit, or {@code null}
- * @throws IllegalArgumentException naming the field when a value is out of range, or when the
- *     refill rate is too fine to represent (see {@link GcraParams#of(long, long)})
  */
 public record BurstPolicy(String name, long quota, long windowSeconds, QuotaUnit unit, String partitionKey)
         implements Policy {
@@ -23,6 +21,12 @@ public record BurstPolicy(String name, long quota, long windowSeconds, QuotaUnit
     /** The longest refill period accepted: 366 days. */
     public static final long MAX_WINDOW_SECONDS = 366L * 86_400;
 
+    /**
+     * Checks the components.
+     *
+     * @throws IllegalArgumentException naming the field when a value is out of range, or when the
+     *     refill rate is too fine to represent (see {@link GcraParams#of(long, long)})
+     */
     public BurstPolicy {
         Policy.requireCommon(name, quota, unit);
         if (windowSeconds <= 0 || windowSeconds > MAX_WINDOW_SECONDS) {

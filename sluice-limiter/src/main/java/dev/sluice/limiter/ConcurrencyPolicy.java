@@ -13,13 +13,17 @@ package dev.sluice.limiter;
  * @param name the policy name (printable ASCII, not blank)
  * @param quota {@code q}: requests in flight at most, &gt; 0
  * @param partitionKey the {@code pk} to emit, or {@code null}
- * @throws IllegalArgumentException naming the field when a value is out of range
  */
 public record ConcurrencyPolicy(String name, long quota, String partitionKey) implements Policy {
 
     /** The Retry-After of a denial by a concurrency policy, in seconds. */
     public static final long RETRY_AFTER_SECONDS = 1;
 
+    /**
+     * Checks the components.
+     *
+     * @throws IllegalArgumentException naming the field when a value is out of range
+     */
     public ConcurrencyPolicy {
         Policy.requireCommon(name, quota, QuotaUnit.REQUESTS);
     }

@@ -9,13 +9,17 @@ package dev.sluice.limiter;
  *
  * @param requests the route cost in requests (default 1), ≥ 0
  * @param contentBytes the request's {@code Content-Length} in bytes, ≥ 0 (0 when it has no body)
- * @throws IllegalArgumentException naming the field when a cost is negative
  */
 public record Costs(long requests, long contentBytes) {
 
     /** One request without a body: the default cost. */
     public static final Costs ONE = new Costs(1, 0);
 
+    /**
+     * Checks the components.
+     *
+     * @throws IllegalArgumentException naming the field when a cost is negative
+     */
     public Costs {
         if (requests < 0) {
             throw new IllegalArgumentException("requests: cost must be >= 0, was " + requests);

@@ -14,11 +14,15 @@ import java.util.Objects;
  * @param window the calendar window
  * @param unit what one unit counts (requests or content-bytes)
  * @param partitionKey the {@code pk} to emit, or {@code null}
- * @throws IllegalArgumentException naming the field when a value is out of range
  */
 public record QuotaPolicy(String name, long quota, CalendarWindow window, QuotaUnit unit, String partitionKey)
         implements Policy {
 
+    /**
+     * Checks the components.
+     *
+     * @throws IllegalArgumentException naming the field when a value is out of range
+     */
     public QuotaPolicy {
         Policy.requireCommon(name, quota, unit);
         if (quota > QuotaCounter.MAX_USED) {

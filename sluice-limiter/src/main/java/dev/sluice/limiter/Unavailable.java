@@ -15,10 +15,14 @@ import java.util.Objects;
  *     seconds by {@link #retryAfterSeconds()}
  * @param reason a short human-readable cause for logs (e.g. {@code "redis: timeout after 50 ms"}), not
  *     for the response body
- * @throws IllegalArgumentException if {@code retryAfter} is not positive
  */
 public record Unavailable(Plan plan, Duration retryAfter, String reason) implements Decision {
 
+    /**
+     * Checks the components.
+     *
+     * @throws IllegalArgumentException if {@code retryAfter} is not positive
+     */
     public Unavailable {
         Objects.requireNonNull(plan, "plan");
         Objects.requireNonNull(reason, "reason");

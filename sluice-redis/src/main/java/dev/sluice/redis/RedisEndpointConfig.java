@@ -22,7 +22,6 @@ import java.util.Objects;
  *       it a command fails at once instead of queueing (a paused Redis cannot fill the heap)</td></tr>
  * </table>
  *
- * @throws IllegalArgumentException naming the field when a value is out of range
  */
 public record RedisEndpointConfig(
         String uri,
@@ -33,6 +32,11 @@ public record RedisEndpointConfig(
         Duration maxReconnectDelay,
         int requestQueueSize) {
 
+    /**
+     * Checks the components.
+     *
+     * @throws IllegalArgumentException naming the field when a value is out of range
+     */
     public RedisEndpointConfig {
         Objects.requireNonNull(uri, "uri");
         if (failureThreshold < 1) {

@@ -509,7 +509,8 @@ public final class EdgeConfigReader {
                 }
                 o.rejectUnknownFields(problems, OVERRIDE);
                 Policy p = changed.get(index);
-                OptionalLong q = o.get("q").map(n -> n.asLong(problems, 1, Long.MAX_VALUE)).orElse(OptionalLong.empty());
+                OptionalLong q = o.get("q").map(n -> n.asLong(problems, 1, Long.MAX_VALUE))
+                        .orElse(OptionalLong.empty());
                 OptionalLong w = o.get("w").map(n -> n.asLong(problems, 1, BurstPolicy.MAX_WINDOW_SECONDS))
                         .orElse(OptionalLong.empty());
                 if ((o.get("q").isPresent() && q.isEmpty()) || (o.get("w").isPresent() && w.isEmpty())) {

@@ -68,7 +68,6 @@ public sealed interface StoreConfig permits StoreConfig.Memory, StoreConfig.Redi
      *     {@code PING} at start ({@code false}: it starts, deciding on the failure mode until Redis answers)
      * @param concurrencyLease the longest a {@code concurrent-requests} slot is held in Redis without a
      *     release (a crashed replica's slots come back after it), &gt; 0, at most 30 days
-     * @throws IllegalArgumentException naming the field when a value is out of range
      */
     record Redis(String url, int replicas, Duration decisionTimeout, FailureMode failureMode,
             Duration denyCacheMaxAge, Optional<Lease> lease, String keyPrefix, Duration unavailableRetryAfter,
@@ -91,6 +90,11 @@ public sealed interface StoreConfig permits StoreConfig.Memory, StoreConfig.Redi
                     Optional.empty(), "sluice:lim:", Duration.ofSeconds(1));
         }
 
+        /**
+         * Checks the components.
+         *
+         * @throws IllegalArgumentException naming the field when a value is out of range
+         */
         public Redis {
             Objects.requireNonNull(failureMode, "failureMode");
             Objects.requireNonNull(lease, "lease");
@@ -278,9 +282,13 @@ public sealed interface StoreConfig permits StoreConfig.Memory, StoreConfig.Redi
      *
      * @param units units per lease, 2..1,000,000
      * @param ttl how long a lease may be spent before its rest goes back, &gt; 0
-     * @throws IllegalArgumentException naming the field when a value is out of range
      */
     record Lease(long units, Duration ttl) {
+        /**
+         * Checks the components.
+         *
+         * @throws IllegalArgumentException naming the field when a value is out of range
+         */
         public Lease {
             if (units < 2 || units > 1_000_000) {
                 throw new IllegalArgumentException("units: must be in 2..1000000, was " + units);

@@ -233,7 +233,8 @@ public final class EdgeDecider {
             return limit(r, request);
         }
         CompletionStage<Verdict> v = stages.get(index).apply(request, next -> chain(r, next, index + 1));
-        return index == 0 && request.caller() instanceof Caller.ApiKey key ? v.thenCompose(x -> withFields(r, key, x)) : v;
+        return index == 0 && request.caller() instanceof Caller.ApiKey key
+                ? v.thenCompose(x -> withFields(r, key, x)) : v;
     }
 
     /**

@@ -107,12 +107,19 @@ public final class KeyAdminApi {
         return new Handler(dates);
     }
 
-    /** Stops the API's threads. */
+    /**
+     * Stops the API's threads: requests in progress get up to two seconds to finish, then they are
+     * interrupted. Idempotent.
+     */
     public void close() {
         work.shutdown();
         try {
-            work.awaitTermination(2, TimeUnit.SECONDS);
+            if (!work.awaitTermination(2, TimeUnit.SECONDS)) {
+                work.shutdownNow();
+                work.awaitTermination(1, TimeUnit.SECONDS);
+            }
         } catch (InterruptedException e) {
+            work.shutdownNow();
             Thread.currentThread().interrupt();
         }
     }

@@ -85,7 +85,8 @@ public final class ServerInitializers {
                         edge.metrics().rejectedConnection("max_connections");
                         refusals.warn("listen.max-connections ({}) reached: new connections get 503 and are closed",
                                 maxConnections);
-                        ch.writeAndFlush(Unpooled.wrappedBuffer(overCapacity(edge))).addListener(ChannelFutureListener.CLOSE);
+                        ch.writeAndFlush(Unpooled.wrappedBuffer(overCapacity(edge)))
+                                .addListener(ChannelFutureListener.CLOSE);
                         return;
                     }
                     ch.closeFuture().addListener(f -> connections.decrementAndGet());

@@ -1,6 +1,6 @@
 package dev.sluice.keys.jdbc;
 
-import dev.sluice.keys.CachingKeySource;
+import dev.sluice.keys.KeyChanges;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -13,39 +13,39 @@ import org.slf4j.LoggerFactory;
 /**
  * Keeps the edge's key cache current: one connection of its own does {@code LISTEN sluice_keys}; each
  * notification of this store's schema (payload {@code <schema>:<key hash>}, sent by the table's trigger on
- * every insert, update and delete) refreshes that key ({@link CachingKeySource#changed}). Notifications are
+ * every insert, update and delete) refreshes that key ({@link KeyChanges#changed}). Notifications are
  * read every 250 ms, so a change shows within a second. When the connection is lost it reconnects every
- * second and then reads every cached key again ({@link CachingKeySource#resync}), since notifications sent
- * meanwhile are lost. One daemon thread.
+ * second and then reads every cached key again ({@link KeyChanges#resync}), since notifications sent
+ * meanwhile are lost. One daemon thread, {@code sluice-keys-notifications}, ended by {@link #close()}.
  */
-public final class KeyChangeListener implements AutoCloseable {
+final class KeyChangeListener implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(KeyChangeListener.class);
     private static final int POLL_MILLIS = 250;
     private static final long PROBE_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private final PostgresKeyStore store;
-    private final CachingKeySource cache;
+    private final KeyChanges cache;
     private final Thread thread;
     private volatile boolean running = true;
     private volatile Connection current;
     private volatile boolean listening;
 
-    public KeyChangeListener(PostgresKeyStore store, CachingKeySource cache) {
+    KeyChangeListener(PostgresKeyStore store, KeyChanges cache) {
         this.store = store;
         this.cache = cache;
-        this.thread = new Thread(this::run, "sluice-key-notifications");
+        this.thread = new Thread(this::run, "sluice-keys-notifications");
         this.thread.setDaemon(true);
     }
 
     /** Starts the thread; returns at once. */
-    public KeyChangeListener start() {
+    KeyChangeListener start() {
         thread.start();
         return this;
     }
 
     /** Whether the listening connection is up now. */
-    public boolean listening() {
+    boolean listening() {
         return listening;
     }
 

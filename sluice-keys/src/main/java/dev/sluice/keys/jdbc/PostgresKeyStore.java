@@ -11,6 +11,7 @@ import dev.sluice.edge.keys.KeyAdministration;
 import dev.sluice.edge.keys.KeyHashing;
 import dev.sluice.edge.keys.StoredKey;
 import dev.sluice.keys.KeyBackend;
+import dev.sluice.keys.KeyChanges;
 import dev.sluice.keys.KeyStoreConfig;
 import java.security.SecureRandom;
 import java.sql.Connection;
@@ -30,6 +31,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,8 +39,8 @@ import org.slf4j.LoggerFactory;
  * API keys in a PostgreSQL table ({@code sluice_api_keys}, versioned migrations in
  * {@code sluice_keys_schema_version}), stored hashed ({@link KeyHashing}), never in clear. Reads for the
  * edge's cache ({@link KeyBackend}) and writes for the admin API ({@link KeyAdministration}); every write
- * fires a trigger that sends {@code NOTIFY sluice_keys} with the key's hash, which {@link KeyChangeListener}
- * turns into a cache refresh on every edge.
+ * fires a trigger that sends {@code NOTIFY sluice_keys} with the key's hash, which the listener that
+ * {@link #watch} starts turns into a cache refresh on every edge.
  *
  * <p>Connections: a HikariCP pool that may start while the database is down (the edge then runs degraded
  * if so configured); the schema is migrated on the first successful connection. Thread-safe.
@@ -60,6 +62,8 @@ public final class PostgresKeyStore implements KeyBackend, KeyAdministration {
     private final HikariDataSource pool;
     private final String prefix;
     private volatile boolean migrated;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile KeyChangeListener listener;
 
     private PostgresKeyStore(KeyStoreConfig config, KeyHashing hashing, KeyIds ids, HikariDataSource pool) {
         this.config = config;
@@ -219,7 +223,8 @@ public final class PostgresKeyStore implements KeyBackend, KeyAdministration {
             String id = ids.id(apiKey);
             try {
                 KeyRecord r = query("INSERT INTO " + prefix + "sluice_api_keys (key_hash, key_id, plan, renewal_day, "
-                        + "overrides, warning_destination, label) VALUES (?, ?, ?, ?, ?::jsonb, ?, ?) RETURNING " + COLUMNS,
+                        + "overrides, warning_destination, label) VALUES (?, ?, ?, ?, ?::jsonb, ?, ?) RETURNING "
+                        + COLUMNS,
                         ps -> {
                             ps.setString(1, hashing.hash(apiKey));
                             ps.setString(2, id);
@@ -261,10 +266,10 @@ public final class PostgresKeyStore implements KeyBackend, KeyAdministration {
     @Override
     public Optional<KeyRecord> setOverride(String keyId, String policy, OptionalLong q) {
         String sql = q.isPresent()
-                ? "UPDATE " + prefix + "sluice_api_keys SET overrides = jsonb_set(overrides, ARRAY[?], to_jsonb(?::bigint))"
-                        + " WHERE key_id = ? AND revoked_at IS NULL RETURNING " + COLUMNS
-                : "UPDATE " + prefix + "sluice_api_keys SET overrides = overrides - ? WHERE key_id = ? AND revoked_at IS "
-                        + "NULL RETURNING " + COLUMNS;
+                ? "UPDATE " + prefix + "sluice_api_keys SET overrides = jsonb_set(overrides, ARRAY[?], "
+                        + "to_jsonb(?::bigint)) WHERE key_id = ? AND revoked_at IS NULL RETURNING " + COLUMNS
+                : "UPDATE " + prefix + "sluice_api_keys SET overrides = overrides - ? WHERE key_id = ? AND "
+                        + "revoked_at IS NULL RETURNING " + COLUMNS;
         return update(sql, ps -> {
             int i = 1;
             ps.setString(i++, policy);
@@ -289,7 +294,35 @@ public final class PostgresKeyStore implements KeyBackend, KeyAdministration {
     }
 
     @Override
+    public synchronized void watch(KeyChanges changes) {
+        if (listener != null) {
+            throw new IllegalStateException("already watched");
+        }
+        if (closed.get()) {
+            throw new IllegalStateException("closed");
+        }
+        listener = new KeyChangeListener(this, changes).start();
+    }
+
+    @Override
+    public boolean watching() {
+        KeyChangeListener l = listener;
+        return l != null && l.listening();
+    }
+
+    /** Stops the listener (its thread and connection), then closes the pool. Idempotent. */
+    @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        KeyChangeListener l;
+        synchronized (this) {
+            l = listener;
+        }
+        if (l != null) {
+            l.close();
+        }
         pool.close();
     }
 

@@ -10,14 +10,18 @@ import java.util.Objects;
  * @param apiKey the authenticated API key (the edge's limiter key); not blank
  * @param value the {@code Idempotency-Key} as the client sent it (the sf-string's content when quoted):
  *     1 to {@value #MAX_LENGTH} printable ASCII characters ({@code 0x20}–{@code 0x7E})
- * @throws IllegalArgumentException naming the field when {@code apiKey} is blank or {@code value} is
- *     empty, too long or not printable ASCII
  */
 public record IdempotencyKey(String apiKey, String value) {
 
     /** The longest {@code Idempotency-Key} accepted, in characters (a UUID has 36). */
     public static final int MAX_LENGTH = 255;
 
+    /**
+     * Checks the components.
+     *
+     * @throws IllegalArgumentException naming the field when {@code apiKey} is blank or {@code value} is
+     *     empty, too long or not printable ASCII
+     */
     public IdempotencyKey {
         Objects.requireNonNull(apiKey, "apiKey");
         Objects.requireNonNull(value, "value");

@@ -38,9 +38,13 @@ public sealed interface RecordedResponse permits RecordedResponse.Replayable, Re
      * @param fields the end-to-end header fields to replay, in order (the edge leaves out hop-by-hop
      *     fields and its own rate-limit fields, which are computed afresh for the retry)
      * @param body the response body (copied in and out: the record is immutable)
-     * @throws IllegalArgumentException if {@code status} is outside 200–599
      */
     record Replayable(int status, List<Field> fields, byte[] body) implements RecordedResponse {
+        /**
+         * Checks the components.
+         *
+         * @throws IllegalArgumentException if {@code status} is outside 200–599
+         */
         public Replayable {
             checkStatus(status);
             fields = List.copyOf(fields);
@@ -81,9 +85,13 @@ public sealed interface RecordedResponse permits RecordedResponse.Replayable, Re
      * @param status the final status code the first request got, 200–599
      * @param reason why it was not kept, for the 409's {@code detail} (e.g. {@code "the response body
      *     exceeded 65536 bytes"}); not {@code null}
-     * @throws IllegalArgumentException if {@code status} is outside 200–599
      */
     record NotReplayable(int status, String reason) implements RecordedResponse {
+        /**
+         * Checks the components.
+         *
+         * @throws IllegalArgumentException if {@code status} is outside 200–599
+         */
         public NotReplayable {
             checkStatus(status);
             Objects.requireNonNull(reason, "reason");

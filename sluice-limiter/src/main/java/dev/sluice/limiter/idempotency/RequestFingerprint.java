@@ -11,13 +11,17 @@ import java.util.Objects;
  *
  * @param target method and path
  * @param bodySha256 the body's SHA-256 as 64 lower-case hex digits
- * @throws IllegalArgumentException when {@code bodySha256} is not 64 lower-case hex digits
  */
 public record RequestFingerprint(RequestTarget target, String bodySha256) {
 
     /** SHA-256 of zero bytes (FIPS 180-4 test value). */
     public static final String EMPTY_BODY_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
+    /**
+     * Checks the components.
+     *
+     * @throws IllegalArgumentException when {@code bodySha256} is not 64 lower-case hex digits
+     */
     public RequestFingerprint {
         Objects.requireNonNull(target, "target");
         Objects.requireNonNull(bodySha256, "bodySha256");

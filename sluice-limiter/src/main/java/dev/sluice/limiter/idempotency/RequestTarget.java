@@ -10,10 +10,14 @@ import java.util.Objects;
  * @param method the request method as sent ({@code POST}); not empty
  * @param path the request target as sent: the path and, when it has one, {@code ?} and the query (the edge
  *     passes both: the same path with another query is another request); not empty
- * @throws IllegalArgumentException naming the field when one is empty
  */
 public record RequestTarget(String method, String path) {
 
+    /**
+     * Checks the components.
+     *
+     * @throws IllegalArgumentException naming the field when one is empty
+     */
     public RequestTarget {
         Objects.requireNonNull(method, "method");
         Objects.requireNonNull(path, "path");

@@ -87,14 +87,14 @@ public final class RedisRetryBudgetStore implements RetryBudgetStore {
                 (b.minRetries() + n - 1) / n, b.spreadWindow()));
     }
 
-    /** {@inheritDoc} Sent to Redis without waiting; also counted locally, for the fallback. */
+    /** Sent to Redis without waiting; also counted locally, for the fallback. */
     @Override
     public void recordRequest(long nowNanos) {
         local.recordRequest(nowNanos);
         calls.sendAndForget(keys, args("R", nowNanos));
     }
 
-    /** {@inheritDoc} One round trip; the local budget answers when Redis does not within the timeout. */
+    /** One round trip; the local budget answers when Redis does not within the timeout. */
     @Override
     public boolean tryAcquireRetry(long nowNanos) {
         List<Object> reply = calls.call(keys, args("T", nowNanos));

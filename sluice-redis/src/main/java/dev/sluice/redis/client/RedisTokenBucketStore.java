@@ -94,9 +94,7 @@ public final class RedisTokenBucketStore implements TokenBucketStore {
     }
 
     /**
-     * {@inheritDoc}
-     *
-     * <p>One round trip to Redis, waiting at most the decision timeout; then the local bucket at
+     * One round trip to Redis, waiting at most the decision timeout; then the local bucket at
      * {@code rate/N} answers.
      *
      * @return 0 when taken; otherwise the nanoseconds until they could be (whole microseconds)
@@ -143,9 +141,7 @@ public final class RedisTokenBucketStore implements TokenBucketStore {
     }
 
     /**
-     * {@inheritDoc}
-     *
-     * <p>Local: the next script call carries the new values (and Redis applies "tokens above the new
+     * Local: the next script call carries the new values (and Redis applies "tokens above the new
      * capacity are dropped" then). Values above the supported range are clamped to it.
      *
      * @throws IllegalArgumentException for a rate {@code <= 0} or a capacity {@code < 1} (R14b)
@@ -165,7 +161,7 @@ public final class RedisTokenBucketStore implements TokenBucketStore {
         }
     }
 
-    /** {@inheritDoc} Sent to Redis without waiting; the local share is clamped to {@code maxTokens/N}. */
+    /** Sent to Redis without waiting; the local share is clamped to {@code maxTokens/N}. */
     @Override
     public void clamp(double maxTokens, long nowNanos) {
         if (Double.isNaN(maxTokens) || maxTokens == Double.POSITIVE_INFINITY) {
@@ -177,7 +173,7 @@ public final class RedisTokenBucketStore implements TokenBucketStore {
     }
 
     /**
-     * {@inheritDoc} The pause lives in Redis (server time {@code now + (untilNanos − nowNanos)}, rounded up
+     * The pause lives in Redis (server time {@code now + (untilNanos − nowNanos)}, rounded up
      * to a microsecond), so every process sharing the bucket waits it out; sent without waiting. The local
      * bucket is paused too.
      */
@@ -189,7 +185,7 @@ public final class RedisTokenBucketStore implements TokenBucketStore {
         calls.sendAndForget(keys, args("P", nowNanos, pauseMicros));
     }
 
-    /** {@inheritDoc} A round trip (the local share's tokens when Redis does not answer). */
+    /** A round trip (the local share's tokens when Redis does not answer). */
     @Override
     public double available(long nowNanos) {
         List<Object> reply = calls.call(keys, args("V", nowNanos, 0));
@@ -202,7 +198,7 @@ public final class RedisTokenBucketStore implements TokenBucketStore {
         return local(nowNanos).available(nowNanos);
     }
 
-    /** {@inheritDoc} This process's capacity; if it knows none, the one last seen in Redis; else {@code +∞}. */
+    /** This process's capacity; if it knows none, the one last seen in Redis; else {@code +∞}. */
     @Override
     public double capacity() {
         double c = capacity;

@@ -30,8 +30,6 @@ import java.util.Objects;
  *       clock drives Redis exactly as it drives the in-memory stores. Meaningless across processes</td></tr>
  * </table>
  *
- * @throws IllegalArgumentException naming the field when a value is out of range
- * @throws NullPointerException when a value is {@code null}
  */
 public record SharedLimitsConfig(
         String keyPrefix,
@@ -42,6 +40,12 @@ public record SharedLimitsConfig(
         TimeSource localTime,
         boolean callerClock) {
 
+    /**
+     * Checks the components.
+     *
+     * @throws IllegalArgumentException naming the field when a value is out of range
+     * @throws NullPointerException when a value is {@code null}
+     */
     public SharedLimitsConfig {
         Objects.requireNonNull(keyPrefix, "keyPrefix");
         if (processCount < 1) {

@@ -23,11 +23,15 @@ import java.util.Objects;
  *       script takes instead, so a fake clock moves leases and retention without waiting</td></tr>
  * </table>
  *
- * @throws IllegalArgumentException naming the field when a value is out of range
  */
 public record RedisIdempotencyConfig(String keyPrefix, Duration operationTimeout, int markerTtlFactor,
         TimeSource scriptTime) {
 
+    /**
+     * Checks the components.
+     *
+     * @throws IllegalArgumentException naming the field when a value is out of range
+     */
     public RedisIdempotencyConfig {
         Objects.requireNonNull(keyPrefix, "keyPrefix");
         if (operationTimeout == null || operationTimeout.isNegative() || operationTimeout.isZero()) {

@@ -169,9 +169,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * {@inheritDoc}
-     *
-     * <p>Completes exceptionally with {@link IllegalArgumentException} (the caller's bug) when the
+     * Completes exceptionally with {@link IllegalArgumentException} (the caller's bug) when the
      * fingerprint's target is not the claimed one; nothing changes then.
      */
     @Override

@@ -158,9 +158,7 @@ public final class LeasingLimiterStore implements LimiterStore {
     }
 
     /**
-     * {@inheritDoc}
-     *
-     * <p>The view spends the same leases; its round trips to Redis answer by {@code mode}.
+     * The view spends the same leases; its round trips to Redis answer by {@code mode}.
      */
     @Override
     public LimiterStore withFailureMode(FailureMode mode) {

@@ -218,9 +218,7 @@ public final class RedisLimiterStore implements LimiterStore {
     }
 
     /**
-     * {@inheritDoc}
-     *
-     * <p>The view shares the endpoint, the deny cache, the local fallback (so a key's local share is one
+     * The view shares the endpoint, the deny cache, the local fallback (so a key's local share is one
      * whichever route spends it) and the counters; only what answers when Redis does not differs. This
      * store itself when {@code mode} is its configured one.
      */
@@ -300,9 +298,7 @@ public final class RedisLimiterStore implements LimiterStore {
     // ---------------------------------------------------------------------------------- decide
 
     /**
-     * {@inheritDoc}
-     *
-     * <p>Blocks at most about {@code decisionTimeout}; see the class comment.
+     * Blocks at most about {@code decisionTimeout}; see the class comment.
      *
      * @throws IllegalArgumentException if a burst policy of {@code plan} is outside the script's exact
      *     range ({@link #validate})
@@ -313,7 +309,7 @@ public final class RedisLimiterStore implements LimiterStore {
     }
 
     /**
-     * {@inheritDoc}
+     * Decides in one script call, without blocking the caller.
      *
      * @throws IllegalArgumentException if a burst policy of {@code plan} is outside the script's exact
      *     range ({@link #validate})
@@ -394,7 +390,7 @@ public final class RedisLimiterStore implements LimiterStore {
     // ----------------------------------------------------------------------------------- usage
 
     /**
-     * {@inheritDoc}
+     * The key's standing under {@code plan}, read without charging it.
      *
      * @throws RedisUnavailableException when Redis does not answer in time and the store fails closed
      *     (fail-open: the local share's standing is returned)
@@ -415,7 +411,7 @@ public final class RedisLimiterStore implements LimiterStore {
         }
     }
 
-    /** {@inheritDoc} Completes exceptionally with {@link RedisUnavailableException} as {@link #usage} throws it. */
+    /** Completes exceptionally with {@link RedisUnavailableException} as {@link #usage} throws it. */
     @Override
     public CompletionStage<List<PolicyState>> usageAsync(String key, Plan plan) {
         return usageAsync(key, plan, config.failureMode());
@@ -450,9 +446,7 @@ public final class RedisLimiterStore implements LimiterStore {
     }
 
     /**
-     * {@inheritDoc}
-     *
-     * <p>A charge made by the local fallback is refunded locally. A refund Redis does not confirm within
+     * A charge made by the local fallback is refunded locally. A refund Redis does not confirm within
      * the timeout is dropped and counted, not retried: a retried refund could give back twice. Never
      * completes exceptionally.
      */
@@ -485,9 +479,7 @@ public final class RedisLimiterStore implements LimiterStore {
     // --------------------------------------------------------------------------------- release
 
     /**
-     * {@inheritDoc}
-     *
-     * <p>Removes the request's permit ({@link Allowed#lease()}) from each concurrency policy's sorted
+     * Removes the request's permit ({@link Allowed#lease()}) from each concurrency policy's sorted
      * set, in one script call. Blocks at most about {@code decisionTimeout}; never throws for a store
      * failure (see {@link #releaseAsync}).
      */
@@ -497,9 +489,7 @@ public final class RedisLimiterStore implements LimiterStore {
     }
 
     /**
-     * {@inheritDoc}
-     *
-     * <p>A slot the local fallback gave is released locally. A release Redis does not confirm within the
+     * A slot the local fallback gave is released locally. A release Redis does not confirm within the
      * timeout is sent again until Redis confirms it, for at most one lease: releasing twice releases once.
      * One never confirmed is counted ({@code stats().droppedReleases()}), and its slot comes back when its
      * permit's lease ({@code concurrencyLease}) ends. Completes when the first attempt is answered or

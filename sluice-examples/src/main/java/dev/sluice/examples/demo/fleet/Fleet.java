@@ -41,7 +41,7 @@ import java.util.random.RandomGenerator;
  * <p>Randomness is split per client from one seed: the arrivals, the operation mix, the request
  * bodies, the order references and the Idempotency-Keys are the same on every run with the same
  * seed and client count, whichever transport runs (the timing of the answers is not). Lifecycle:
- * {@link #prepare()} once, {@link #start()} once, then {@link #stop(Duration)}; thread-safe.
+ * {@link #prepare(Duration)} once, {@link #start()} once, then {@link #stop(Duration)}; thread-safe.
  */
 public final class Fleet implements AutoCloseable {
 
