@@ -6,6 +6,7 @@ import dev.sluice.wire.snapshot.PolicySnapshot;
 import java.util.LinkedHashSet;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Anthropic: one policy per family of {@code anthropic-ratelimit-<family>-limit},
@@ -75,7 +76,7 @@ public final class AnthropicDialect implements Dialect {
     }
 
     /** {@code error.type} of an Anthropic error body, or {@code null}. */
-    private static String errorType(JsonNode json) {
+    private static @Nullable String errorType(@Nullable JsonNode json) {
         if (json == null || !"error".equals(Signals.text(json, "type"))) {
             return null;
         }

@@ -5,6 +5,7 @@ import dev.sluice.wire.snapshot.Outcome;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * AWS error responses, which name the error in {@code x-amzn-ErrorType}
@@ -76,7 +77,7 @@ public final class AwsDialect implements Dialect {
     }
 
     /** The bare error name: {@code X:http://...} → {@code X}, {@code ns#X} → {@code X}; else {@code null}. */
-    static String errorType(String value) {
+    static @Nullable String errorType(@Nullable String value) {
         if (value == null) {
             return null;
         }

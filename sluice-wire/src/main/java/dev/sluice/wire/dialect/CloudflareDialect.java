@@ -34,7 +34,7 @@ public final class CloudflareDialect implements Dialect {
     public Optional<DialectReading> read(DialectInput in) {
         JsonNode json = in.status() >= 400 ? in.json().orElse(null) : null;
         JsonNode errors = Signals.at(json, "errors");
-        if (errors == null || !errors.isArray() || !json.path("success").isBoolean()) {
+        if (json == null || errors == null || !errors.isArray() || !json.path("success").isBoolean()) {
             return Optional.empty();
         }
         for (JsonNode e : errors) {

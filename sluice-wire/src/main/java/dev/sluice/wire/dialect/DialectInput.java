@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One response as a {@link Dialect} sees it: the raw response, the instant relative values are
@@ -60,15 +61,15 @@ public final class DialectInput {
 
     private final ResponseView response;
     private final Instant localNow;
-    private final Instant serverDate;
+    private final @Nullable Instant serverDate;
     /** canonical name ({@link #canonical(String)}) to field lines, in first-arrival order */
     private final Map<String, List<String>> fields;
-    private JsonNode json;
+    private @Nullable JsonNode json;
     private boolean jsonParsed;
-    private ProblemDetails problem;
+    private @Nullable ProblemDetails problem;
     private boolean problemParsed;
     private final ErrorCodeTable errorCodes;
-    private ErrorCodeTable.Match errorCode;
+    private ErrorCodeTable.@Nullable Match errorCode;
     private boolean errorCodeLooked;
 
     /**
@@ -123,7 +124,7 @@ public final class DialectInput {
     }
 
     /** The body, or {@code null} when the caller did not read it. */
-    public String body() {
+    public @Nullable String body() {
         return response.body();
     }
 
@@ -141,7 +142,7 @@ public final class DialectInput {
     }
 
     /** The first field line of {@code name} (either spelling), stripped, or {@code null}. */
-    public String header(String name) {
+    public @Nullable String header(String name) {
         List<String> lines = fields.get(canonical(name));
         return lines == null ? null : lines.get(0);
     }
@@ -175,7 +176,7 @@ public final class DialectInput {
      * ({@code 599.0}, Reddit) is rounded down. A field sent twice (two lines, or {@code 50, 0})
      * gives its <b>lowest</b> valid member: a remaining allowance is never overstated (SPEC §2.4).
      */
-    public Long count(String name) {
+    public @Nullable Long count(String name) {
         List<String> lines = all(name);
         if (lines.size() == 1 && lines.get(0).indexOf(',') < 0) {
             long v = WireNumbers.parseDecimalCount(lines.get(0));
@@ -195,7 +196,7 @@ public final class DialectInput {
      * A field that counts what is already spent ({@code x-ratelimit-used}): as {@link #count}, but
      * sent twice it gives its <b>highest</b> valid member, the cautious reading of a used count.
      */
-    public Long usedCount(String name) {
+    public @Nullable Long usedCount(String name) {
         Long highest = null;
         for (String m : members(name)) {
             long v = WireNumbers.parseDecimalCount(m);
@@ -207,7 +208,7 @@ public final class DialectInput {
     }
 
     /** The lowest count among several equivalent fields ({@link #count(String)} of each). */
-    public Long lowestCount(String... names) {
+    public @Nullable Long lowestCount(String... names) {
         Long lowest = null;
         for (String n : names) {
             Long v = count(n);
@@ -223,7 +224,7 @@ public final class DialectInput {
      * or {@code null} when absent or malformed. Sent twice, the smallest value: it shortens a wait
      * the least.
      */
-    public Duration age() {
+    public @Nullable Duration age() {
         Long seconds = null;
         for (String m : members("Age")) {
             long v = WireNumbers.parseCount(m);
@@ -285,7 +286,7 @@ public final class DialectInput {
         return Optional.ofNullable(errorCode);
     }
 
-    private static JsonNode parseJson(String body) {
+    private static @Nullable JsonNode parseJson(@Nullable String body) {
         if (body == null || body.length() > MAX_JSON_BODY_CHARS) {
             return null;
         }

@@ -8,6 +8,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one {@link Dialect} found in a response; the registry completes it into a
@@ -26,9 +27,9 @@ import java.util.Map;
  */
 public record DialectReading(
         List<PolicySnapshot> policies,
-        Duration retryAfter,
-        Outcome outcome,
-        String violatedPolicy,
+        @Nullable Duration retryAfter,
+        @Nullable Outcome outcome,
+        @Nullable String violatedPolicy,
         Map<String, String> attributes) {
 
     public DialectReading {
@@ -48,9 +49,9 @@ public record DialectReading(
     /** Collects a {@link DialectReading}; not thread-safe. */
     public static final class Builder {
         private final List<PolicySnapshot> policies = new ArrayList<>(2);
-        private Duration retryAfter;
-        private Outcome outcome;
-        private String violatedPolicy;
+        private @Nullable Duration retryAfter;
+        private @Nullable Outcome outcome;
+        private @Nullable String violatedPolicy;
         private final Map<String, String> attributes = new LinkedHashMap<>();
 
         private Builder() {
@@ -63,23 +64,23 @@ public record DialectReading(
             return this;
         }
 
-        public Builder retryAfter(Duration retryAfter) {
+        public Builder retryAfter(@Nullable Duration retryAfter) {
             this.retryAfter = retryAfter;
             return this;
         }
 
-        public Builder outcome(Outcome outcome) {
+        public Builder outcome(@Nullable Outcome outcome) {
             this.outcome = outcome;
             return this;
         }
 
-        public Builder violatedPolicy(String violatedPolicy) {
+        public Builder violatedPolicy(@Nullable String violatedPolicy) {
             this.violatedPolicy = violatedPolicy;
             return this;
         }
 
         /** Adds an attribute; {@code null} keys or values are ignored; the first value of a key wins. */
-        public Builder attribute(String key, String value) {
+        public Builder attribute(String key, @Nullable String value) {
             if (key != null && value != null) {
                 attributes.putIfAbsent(key, value);
             }

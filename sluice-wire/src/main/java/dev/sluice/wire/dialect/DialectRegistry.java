@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads any response into one {@link RateLimitSnapshot}, whatever dialect the server speaks
@@ -194,7 +195,7 @@ public final class DialectRegistry {
      * The dialect's attributes, plus {@value #NON_CONFORMANT_DATE} naming every field whose
      * HTTP-date was read only leniently (a numeric or spelled-out zone, RFC 9110 §5.6.7).
      */
-    private static Map<String, String> attributes(DialectInput in, DialectReading reading) {
+    private static Map<String, String> attributes(DialectInput in, @Nullable DialectReading reading) {
         Map<String, String> attributes = reading == null ? Map.of() : reading.attributes();
         StringBuilder lenient = null;
         for (String field : DATE_FIELDS) {
@@ -221,8 +222,8 @@ public final class DialectRegistry {
      */
     public static final String NON_CONFORMANT_DATE = "non_conformant_date";
 
-    private static Duration retryAfter(DialectInput in, DialectReading reading, ProblemDetails problem,
-            Instant localNow, Duration age) {
+    private static @Nullable Duration retryAfter(DialectInput in, @Nullable DialectReading reading,
+            @Nullable ProblemDetails problem, Instant localNow, @Nullable Duration age) {
         List<Duration> hints = new ArrayList<>(4);
         if (reading != null && reading.retryAfter() != null) {
             hints.add(reading.retryAfter());
@@ -254,7 +255,7 @@ public final class DialectRegistry {
      * The longest hint; but when it is whole seconds and another hint lies less than a second below
      * it, that finer hint (the whole seconds are its rounding up for {@code 1*DIGIT}).
      */
-    static Duration longestHint(List<Duration> hints) {
+    static @Nullable Duration longestHint(List<Duration> hints) {
         Duration longest = null;
         for (Duration h : hints) {
             if (longest == null || h.compareTo(longest) > 0) {
@@ -328,11 +329,11 @@ public final class DialectRegistry {
                 reset.absoluteReset());
     }
 
-    private static Long lowest(Long a, Long b) {
+    private static @Nullable Long lowest(@Nullable Long a, @Nullable Long b) {
         return a == null ? b : b == null ? a : Long.valueOf(Math.min(a, b));
     }
 
-    private static List<String> violatedPolicies(ProblemDetails problem, DialectReading reading) {
+    private static List<String> violatedPolicies(@Nullable ProblemDetails problem, @Nullable DialectReading reading) {
         List<String> names = new ArrayList<>(2);
         if (problem != null) {
             if (problem.limit() != null) {
@@ -351,7 +352,7 @@ public final class DialectRegistry {
     }
 
     /** For a limit without a named policy: the exhausted policy that explains it, if one does. */
-    private static String exhaustedPolicyName(List<PolicySnapshot> policies, Outcome outcome) {
+    private static @Nullable String exhaustedPolicyName(List<PolicySnapshot> policies, Outcome outcome) {
         return policies.stream()
                 .filter(PolicySnapshot::isExhausted)
                 .filter(p -> p.name() != null)
@@ -361,8 +362,8 @@ public final class DialectRegistry {
                 .orElse(null);
     }
 
-    private static Instant quotaResetAt(DialectInput in, Outcome outcome, List<PolicySnapshot> policies,
-            String violatedPolicy, Duration retryAfter) {
+    private static @Nullable Instant quotaResetAt(DialectInput in, Outcome outcome, List<PolicySnapshot> policies,
+            @Nullable String violatedPolicy, @Nullable Duration retryAfter) {
         PolicySnapshot quota = null;
         for (PolicySnapshot p : policies) {
             if (violatedPolicy != null && violatedPolicy.equals(p.name()) && outcome == Outcome.QUOTA_EXHAUSTED) {

@@ -33,8 +33,9 @@ public final class DiscordDialect implements Dialect {
     @Override
     public Optional<DialectReading> read(DialectInput in) {
         JsonNode json = in.status() >= 400 ? in.json().orElse(null) : null;
-        boolean discordBody = json != null && json.isObject() && json.has("retry_after")
-                && json.path("global").isBoolean();
+        JsonNode discordJson = json != null && json.isObject() && json.has("retry_after")
+                && json.path("global").isBoolean() ? json : null;
+        boolean discordBody = discordJson != null;
         boolean discordHeaders = in.has("x-ratelimit-bucket") || in.has("x-ratelimit-reset-after")
                 || in.has("x-ratelimit-scope") || in.has("x-ratelimit-global");
         if (!discordHeaders && !discordBody) {
@@ -45,7 +46,7 @@ public final class DiscordDialect implements Dialect {
         r.attribute("bucket", bucket);
         r.attribute("scope", in.header("x-ratelimit-scope"));
         boolean global = "true".equalsIgnoreCase(in.header("x-ratelimit-global"))
-                || (discordBody && json.get("global").booleanValue());
+                || (discordJson != null && discordJson.get("global").booleanValue());
         if (global) {
             r.attribute("global", "true");
         }
@@ -68,8 +69,8 @@ public final class DiscordDialect implements Dialect {
             }
             r.policy(p.build());
         }
-        if (discordBody) {
-            String seconds = Signals.plainNumber(json.get("retry_after"));
+        if (discordJson != null) {
+            String seconds = Signals.plainNumber(discordJson.get("retry_after"));
             Duration wait = WireNumbers.parseDecimal(seconds, SECOND, MILLI);
             if (wait != null) {
                 r.retryAfter(wait);

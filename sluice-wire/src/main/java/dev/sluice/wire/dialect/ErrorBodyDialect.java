@@ -6,6 +6,7 @@ import dev.sluice.wire.snapshot.PolicySnapshot;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Error bodies that say "rate limited" without any rate-limit field, on the statuses servers use
@@ -85,7 +86,7 @@ public final class ErrorBodyDialect implements Dialect {
         return Optional.empty();
     }
 
-    private static String join(String... parts) {
+    private static String join(@Nullable String... parts) {
         StringBuilder b = new StringBuilder();
         for (String p : parts) {
             if (p != null) {

@@ -12,6 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Data, not code paths: which vendor error codes and phrases in a 4xx body state a rate limit
@@ -204,7 +205,7 @@ public final class ErrorCodeTable {
      * @param json the body parsed as JSON, or {@code null}
      * @param body the body text, or {@code null}
      */
-    public Optional<Match> lookup(JsonNode json, String body) {
+    public Optional<Match> lookup(@Nullable JsonNode json, @Nullable String body) {
         Match code = json == null ? null : codes(json);
         if (code != null) {
             return Optional.of(code);
@@ -266,12 +267,12 @@ public final class ErrorCodeTable {
         return v.isTextual() && v.textValue().strip().equalsIgnoreCase(rows.get(i).value());
     }
 
-    private Match phrase(String body) {
+    private @Nullable Match phrase(@Nullable String body) {
         if (body == null || body.isEmpty()) {
             return null;
         }
         String t = (body.length() > MAX_TEXT_CHARS ? body.substring(0, MAX_TEXT_CHARS) : body).toLowerCase(Locale.ROOT);
-        Match best = null;
+        @Nullable Match best = null;
         for (int i = 0; i < rows.size(); i++) {
             if (phrases[i] != null && t.contains(phrases[i])) {
                 best = better(best, new Match(rows.get(i), rows.get(i).value()));
@@ -280,7 +281,7 @@ public final class ErrorCodeTable {
         return best;
     }
 
-    private static Match better(Match a, Match b) {
+    private static Match better(@Nullable Match a, Match b) {
         if (a == null) {
             return b;
         }

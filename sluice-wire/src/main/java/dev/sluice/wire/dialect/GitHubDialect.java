@@ -5,6 +5,7 @@ import dev.sluice.wire.snapshot.PolicySnapshot;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * GitHub REST: {@code x-ratelimit-limit}, {@code -remaining}, {@code -used}, {@code -reset} (Unix
@@ -92,7 +93,7 @@ public final class GitHubDialect implements Dialect {
         return resets.isEmpty() || ResetUnit.EPOCH_SECONDS.readsAsAbsolute(resets.get(0), in.responseTime());
     }
 
-    private static boolean mentionsSecondaryLimit(String body) {
+    private static boolean mentionsSecondaryLimit(@Nullable String body) {
         if (body == null) {
             return false;
         }

@@ -7,6 +7,7 @@ import dev.sluice.wire.snapshot.PolicySnapshot.PolicyKind;
 import dev.sluice.wire.value.WireNumbers;
 import java.time.Duration;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Google APIs' error body ({@code google.rpc.Status} as JSON, also wrapped in a one-element array by
@@ -110,7 +111,8 @@ public final class GoogleRpcDialect implements Dialect {
         return Optional.of(r.build());
     }
 
-    private static void addQuota(DialectReading.Builder r, String id, String value, String metric) {
+    private static void addQuota(
+            DialectReading.Builder r, @Nullable String id, @Nullable String value, @Nullable String metric) {
         if (id == null) {
             return;
         }
@@ -124,7 +126,7 @@ public final class GoogleRpcDialect implements Dialect {
     }
 
     /** A protobuf Duration in JSON: decimal seconds with an {@code s} suffix; rounded up to ms. */
-    static Duration protobufDuration(String value) {
+    static @Nullable Duration protobufDuration(@Nullable String value) {
         if (value == null) {
             return null;
         }

@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The IETF {@code RateLimit} and {@code RateLimit-Policy} fields of
@@ -140,11 +141,11 @@ public final class IetfDraft11Dialect implements Dialect {
         extensions.getOrDefault(q.name(), Map.of()).forEach(p::attribute);
     }
 
-    private static boolean samePartition(SfByteSequence a, SfByteSequence b) {
+    private static boolean samePartition(@Nullable SfByteSequence a, @Nullable SfByteSequence b) {
         return a == null || b == null || Arrays.equals(a.bytes(), b.bytes());
     }
 
-    private static String base64(SfByteSequence pk) {
+    private static @Nullable String base64(@Nullable SfByteSequence pk) {
         return pk == null ? null : Base64.getEncoder().encodeToString(pk.bytes());
     }
 

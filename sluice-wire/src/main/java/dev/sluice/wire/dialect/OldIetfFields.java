@@ -10,6 +10,7 @@ import dev.sluice.wire.sf.StructuredFields;
 import dev.sluice.wire.snapshot.PolicySnapshot;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Structured-field readings shared by the pre-draft-08 IETF dialects: Integer items, the
@@ -52,7 +53,7 @@ final class OldIetfFields {
     }
 
     /** A Dictionary field, or {@code null} when absent or unparseable. */
-    static Dictionary dictionary(List<String> lines) {
+    static @Nullable Dictionary dictionary(List<String> lines) {
         if (lines.isEmpty()) {
             return null;
         }
@@ -64,7 +65,7 @@ final class OldIetfFields {
     }
 
     /** The non-negative Integer member {@code key} of {@code d}, or {@code null}. */
-    static Long integer(Dictionary d, String key) {
+    static @Nullable Long integer(Dictionary d, String key) {
         Member m = d.get(key);
         return m instanceof Item item && item.bareItem() instanceof SfInteger i && i.value() >= 0 ? i.value() : null;
     }
@@ -73,7 +74,8 @@ final class OldIetfFields {
      * Builds the policies: the one the limit describes first (its window matched from the list),
      * then the remaining quota policies of {@code list}.
      */
-    static void addPolicies(DialectReading.Builder r, PolicySnapshot.Builder primary, Long limit, QuotaPolicies list) {
+    static void addPolicies(DialectReading.Builder r, PolicySnapshot.Builder primary, @Nullable Long limit,
+            QuotaPolicies list) {
         int own = list.policyFor(limit);
         if (own >= 0) {
             primary.windowSeconds(list.policies().get(own)[1]);

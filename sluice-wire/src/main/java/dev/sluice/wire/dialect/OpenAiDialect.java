@@ -8,6 +8,7 @@ import java.util.LinkedHashSet;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * OpenAI and the APIs that copied its fields (Azure OpenAI, Groq, Mistral, ...): one policy per
@@ -130,7 +131,7 @@ public final class OpenAiDialect implements Dialect {
      * {@code {5, 10}} for 0.5 per second; {@code null} for a whole number, a non-decimal, or a
      * window that would pass 10<sup>9</sup> s.
      */
-    static long[] rate(String value, long window) {
+    static long @Nullable [] rate(@Nullable String value, long window) {
         if (value == null) {
             return null;
         }
@@ -179,7 +180,7 @@ public final class OpenAiDialect implements Dialect {
      * {@code rpm}, ...; {@code tokens} for {@code tokens}, {@code input-tokens},
      * {@code tokens_usage_based}, {@code tpm}, ...; otherwise {@code null} (not guessed).
      */
-    static String unitOf(String family) {
+    static @Nullable String unitOf(String family) {
         String[] words = words(family);
         for (String w : words) {
             if (w.startsWith("token") || w.equals("tpm") || w.equals("tpd") || w.equals("tps") || w.equals("tph")) {
@@ -201,7 +202,7 @@ public final class OpenAiDialect implements Dialect {
      * {@code rps}/{@code tps}, {@code rph}/{@code tph}; {@code null} when the name states none or a
      * period of varying length ({@code month}).
      */
-    static Long windowOf(String family) {
+    static @Nullable Long windowOf(String family) {
         String[] words = words(family);
         if (words.length == 0) {
             return null;
@@ -221,11 +222,11 @@ public final class OpenAiDialect implements Dialect {
         return family.toLowerCase(Locale.ROOT).split("[-_]+");
     }
 
-    private static boolean isNegative(String value) {
+    private static boolean isNegative(@Nullable String value) {
         return value != null && value.strip().startsWith("-");
     }
 
-    private static boolean insufficientQuota(JsonNode json) {
+    private static boolean insufficientQuota(@Nullable JsonNode json) {
         if (json == null) {
             return false;
         }

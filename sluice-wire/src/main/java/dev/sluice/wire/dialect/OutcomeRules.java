@@ -5,6 +5,7 @@ import dev.sluice.wire.snapshot.Outcome;
 import dev.sluice.wire.snapshot.PolicySnapshot;
 import dev.sluice.wire.snapshot.PolicySnapshot.PolicyKind;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Decides the {@link Outcome} of a response from its status, the matched dialect's verdict, its
@@ -33,7 +34,7 @@ final class OutcomeRules {
     private OutcomeRules() {
     }
 
-    static Outcome classify(DialectInput in, DialectReading reading, List<PolicySnapshot> policies,
+    static Outcome classify(DialectInput in, @Nullable DialectReading reading, List<PolicySnapshot> policies,
             List<String> violated, boolean retryHint) {
         int status = in.status();
         if (status < 400) {
@@ -105,7 +106,7 @@ final class OutcomeRules {
      * draft-11 IANA codes other than {@code quota-exceeded}, which Sluice's edge may send for both
      * kinds of 429 and is therefore decided by the policy it names.
      */
-    static Outcome byProblemType(String code) {
+    static @Nullable Outcome byProblemType(@Nullable String code) {
         if (code == null) {
             return null;
         }
@@ -120,7 +121,7 @@ final class OutcomeRules {
     }
 
     /** {@code quota-exceeded} and its spellings: a quota unless the named policy says burst. */
-    static boolean weakQuotaType(String code) {
+    static boolean weakQuotaType(@Nullable String code) {
         return code != null && (code.equals("quota-exceeded") || code.equals("quota_exceeded")
                 || code.equals("quotaexceeded"));
     }

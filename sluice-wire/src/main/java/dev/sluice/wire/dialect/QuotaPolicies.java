@@ -3,6 +3,7 @@ package dev.sluice.wire.dialect;
 import dev.sluice.wire.value.WireNumbers;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The "limit plus quota policies" shape of the older IETF drafts and the vendors that copied them:
@@ -12,7 +13,7 @@ import java.util.List;
  * @param limit the first bare number (the limit that applies now), or {@code null}
  * @param policies the {@code {quota, windowSeconds}} pairs, in order
  */
-record QuotaPolicies(Long limit, List<long[]> policies) {
+record QuotaPolicies(@Nullable Long limit, List<long[]> policies) {
 
     static final QuotaPolicies EMPTY = new QuotaPolicies(null, List.of());
 
@@ -20,7 +21,7 @@ record QuotaPolicies(Long limit, List<long[]> policies) {
      * The index of the policy that describes {@code limit}: the one whose quota equals it, else the
      * only one; {@code -1} when none does.
      */
-    int policyFor(Long quota) {
+    int policyFor(@Nullable Long quota) {
         if (quota != null) {
             for (int i = 0; i < policies.size(); i++) {
                 if (policies.get(i)[0] == quota) {
@@ -35,11 +36,11 @@ record QuotaPolicies(Long limit, List<long[]> policies) {
      * Parses the vendor (non-structured) spelling, where the window parameter may be {@code w} or
      * {@code window} ({@code 100, 100;window=60}); members that are not numbers are skipped.
      */
-    static QuotaPolicies parseLoose(String value) {
+    static QuotaPolicies parseLoose(@Nullable String value) {
         if (value == null) {
             return EMPTY;
         }
-        Long limit = null;
+        @Nullable Long limit = null;
         List<long[]> policies = new ArrayList<>(2);
         String[] members = value.split(",");
         for (int m = 0; m < members.length; m++) {

@@ -10,6 +10,7 @@ import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How a numeric {@code ...-reset} field is to be read. Vendors disagree: the IETF drafts, Zendesk
@@ -64,7 +65,7 @@ public enum ResetUnit {
     private static final long MAX_EPOCH_AHEAD_SECONDS = 10L * 366 * 86_400;
 
     /** One reading of a reset value. */
-    record Reading(Duration resetIn, Instant resetAt, boolean absolute) {
+    record Reading(Duration resetIn, @Nullable Instant resetAt, boolean absolute) {
     }
 
     /**
@@ -113,7 +114,7 @@ public enum ResetUnit {
     }
 
     /** {@code value} read in this unit, or {@code null} when it is not a reset. */
-    Reading read(String value, Instant responseTime) {
+    @Nullable Reading read(String value, Instant responseTime) {
         if (value == null) {
             return null;
         }
@@ -191,7 +192,7 @@ public enum ResetUnit {
      * An epoch value ({@code 1470173023.123}: Discord) with {@code perSecond} units per second, as
      * an instant rounded up to the millisecond; {@code null} beyond {@link Instant#MAX}.
      */
-    private static Instant epoch(String decimal, long perSecond) {
+    private static @Nullable Instant epoch(String decimal, long perSecond) {
         int dot = decimal.indexOf('.');
         String wholeDigits = dot < 0 ? decimal : decimal.substring(0, dot);
         long whole = WireNumbers.parseCount(wholeDigits);
@@ -225,7 +226,7 @@ public enum ResetUnit {
         policy.resetIn(r.resetIn()).absoluteReset(r.absolute()).resetAt(r.resetAt());
     }
 
-    private static Reading delta(Duration in, Instant responseTime) {
+    private static @Nullable Reading delta(@Nullable Duration in, Instant responseTime) {
         if (in == null) {
             return null;
         }
@@ -233,10 +234,11 @@ public enum ResetUnit {
         return new Reading(d, plus(responseTime, d), false);
     }
 
-    private static Reading absolute(Instant at, Instant responseTime) {
-        if (at == null) {
-            return null;
-        }
+    private static @Nullable Reading absolute(@Nullable Instant at, Instant responseTime) {
+        return at == null ? null : absoluteReading(at, responseTime);
+    }
+
+    private static Reading absoluteReading(Instant at, Instant responseTime) {
         return new Reading(WireNumbers.roundUp(RetryAfter.between(responseTime, at), MILLI), at, true);
     }
 
@@ -248,7 +250,7 @@ public enum ResetUnit {
     }
 
     /** {@code t + d}, or {@code null} beyond {@link Instant#MAX} (an absurd caller clock). */
-    static Instant plus(Instant t, Duration d) {
+    static @Nullable Instant plus(Instant t, Duration d) {
         try {
             return t.plus(d);
         } catch (DateTimeException | ArithmeticException e) {
@@ -267,6 +269,6 @@ public enum ResetUnit {
 
     /** Sets an absolute reset at {@code at} on {@code policy} (RFC 3339, HTTP-date). */
     static void absolute(Instant at, Instant responseTime, PolicySnapshot.Builder policy) {
-        set(absolute(at, responseTime), policy);
+        set(absoluteReading(at, responseTime), policy);
     }
 }

@@ -6,6 +6,7 @@ import dev.sluice.wire.value.WireNumbers;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Small readers shared by the dialects: words in error texts that mean "rate limited" or "quota
@@ -37,21 +38,21 @@ final class Signals {
     }
 
     /** True when {@code text} says, in words servers use, that a rate limit was hit. */
-    static boolean saysRateLimited(String text) {
+    static boolean saysRateLimited(@Nullable String text) {
         return containsAny(text, LIMIT_PHRASES);
     }
 
     /** True when {@code text} says a daily/monthly quota or credit is spent. */
-    static boolean saysQuotaSpent(String text) {
+    static boolean saysQuotaSpent(@Nullable String text) {
         return containsAny(text, QUOTA_PHRASES);
     }
 
     /** True when {@code text} says that shared capacity is short ("overloaded", "high demand", ...). */
-    static boolean saysCapacityShort(String text) {
+    static boolean saysCapacityShort(@Nullable String text) {
         return containsAny(text, CAPACITY_PHRASES);
     }
 
-    private static boolean containsAny(String text, String[] phrases) {
+    private static boolean containsAny(@Nullable String text, String[] phrases) {
         if (text == null || text.isEmpty()) {
             return false;
         }
@@ -66,8 +67,8 @@ final class Signals {
     }
 
     /** The node at {@code path}, or {@code null}. */
-    static JsonNode at(JsonNode node, String... path) {
-        JsonNode n = node;
+    static @Nullable JsonNode at(@Nullable JsonNode node, String... path) {
+        @Nullable JsonNode n = node;
         for (String p : path) {
             if (n == null || !n.isObject()) {
                 return null;
@@ -78,13 +79,13 @@ final class Signals {
     }
 
     /** The text at {@code path}, or {@code null} when absent or not a string. */
-    static String text(JsonNode node, String... path) {
+    static @Nullable String text(@Nullable JsonNode node, String... path) {
         JsonNode n = at(node, path);
         return n != null && n.isTextual() ? n.textValue() : null;
     }
 
     /** The value at {@code path} as text when it is a string or a number, else {@code null}. */
-    static String scalar(JsonNode node, String... path) {
+    static @Nullable String scalar(@Nullable JsonNode node, String... path) {
         JsonNode n = at(node, path);
         if (n == null) {
             return null;
@@ -100,7 +101,7 @@ final class Signals {
      * too large for a double ({@code 1e400}) reads as infinity and comes back as a huge integer,
      * which callers saturate; a negative one is returned negative, for callers to reject.
      */
-    static String plainNumber(JsonNode n) {
+    static @Nullable String plainNumber(@Nullable JsonNode n) {
         if (n == null || !n.isNumber()) {
             return null;
         }
@@ -127,14 +128,14 @@ final class Signals {
      *
      * @return the longest such wait, or {@code null} when there is none
      */
-    static Duration bodyRetryAfter(JsonNode json) {
+    static @Nullable Duration bodyRetryAfter(@Nullable JsonNode json) {
         return json == null ? null : longestRetryAfter(json, 0, null);
     }
 
     private static final int MAX_DEPTH = 4;
     private static final int MAX_ARRAY_ITEMS = 32;
 
-    private static Duration longestRetryAfter(JsonNode node, int depth, Duration best) {
+    private static @Nullable Duration longestRetryAfter(JsonNode node, int depth, @Nullable Duration best) {
         if (depth > MAX_DEPTH) {
             return best;
         }
@@ -159,7 +160,7 @@ final class Signals {
     }
 
     /** The unit of a retry-after-like member name, or {@code null} when the name is not one. */
-    private static Duration retryAfterUnit(String name) {
+    private static @Nullable Duration retryAfterUnit(String name) {
         if (name.length() < 10 || name.length() > 32) {
             return null;
         }
@@ -171,7 +172,7 @@ final class Signals {
         };
     }
 
-    private static Duration duration(JsonNode v, Duration unit) {
+    private static @Nullable Duration duration(JsonNode v, Duration unit) {
         String text = v.isNumber() ? plainNumber(v) : v.isTextual() ? v.textValue().strip() : null;
         if (text == null) {
             return null;

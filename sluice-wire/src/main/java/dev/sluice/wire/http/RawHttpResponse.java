@@ -3,6 +3,7 @@ package dev.sluice.wire.http;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads a response as it was captured from the wire or pasted from a bug report: a status line,
@@ -65,8 +66,8 @@ public final class RawHttpResponse {
         int status = statusCode(lines[0], lineOffset + 1);
 
         HttpFields.Builder fields = HttpFields.builder();
-        String name = null;
-        StringBuilder value = null;
+        @Nullable String name = null; // the field being read; its value so far in value
+        StringBuilder value = new StringBuilder();
         for (int i = 1; i < lines.length; i++) {
             String line = lines[i];
             if (line.isEmpty()) {
@@ -91,7 +92,7 @@ public final class RawHttpResponse {
         }
         HttpFields headers = fields.build();
 
-        String body = null;
+        @Nullable String body = null;
         if (bodyStart >= 0 && bodyStart < text.length()) {
             byte[] bodyBytes = text.substring(bodyStart).getBytes(StandardCharsets.UTF_8);
             boolean chunked = headers.combined("Transfer-Encoding")

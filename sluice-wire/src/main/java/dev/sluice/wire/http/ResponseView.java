@@ -1,6 +1,7 @@
 package dev.sluice.wire.http;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One HTTP response as the wire layer reads it: status code, header fields, and the body when the
@@ -10,7 +11,7 @@ import java.util.Objects;
  * @param headers the header fields
  * @param body the body decoded as UTF-8, or {@code null} when absent or not read
  */
-public record ResponseView(int status, HttpFields headers, String body) {
+public record ResponseView(int status, HttpFields headers, @Nullable String body) {
 
     public ResponseView {
         Objects.requireNonNull(headers, "headers");

@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An RFC 9457 problem details object ({@code application/problem+json}): the body of every
@@ -52,11 +53,11 @@ import java.util.Set;
  *     standard member's name
  */
 public record ProblemDetails(
-        String type,
-        String title,
-        Integer status,
-        String detail,
-        String instance,
+        @Nullable String type,
+        @Nullable String title,
+        @Nullable Integer status,
+        @Nullable String detail,
+        @Nullable String instance,
         Map<String, Object> extensions) {
 
     /** The media type, RFC 9457 §6.1. */
@@ -111,7 +112,7 @@ public record ProblemDetails(
      * {@code https://iana.org/assignments/http-problem-types#quota-exceeded}; lower-cased;
      * {@code null} when the type is absent or blank.
      */
-    public String typeCode() {
+    public @Nullable String typeCode() {
         if (type == null) {
             return null;
         }
@@ -125,7 +126,7 @@ public record ProblemDetails(
     }
 
     /** The {@code limit} extension when it is a string, else {@code null}. */
-    public String limit() {
+    public @Nullable String limit() {
         return extensions.get(LIMIT) instanceof String s ? s : null;
     }
 
@@ -133,7 +134,7 @@ public record ProblemDetails(
      * The {@code retry_after_s} extension when it is a non-negative number, rounded up to whole
      * seconds and saturating at {@link Long#MAX_VALUE}; else {@code null}.
      */
-    public Long retryAfterSeconds() {
+    public @Nullable Long retryAfterSeconds() {
         Object v = extensions.get(RETRY_AFTER_S);
         if (v instanceof Long l) {
             return l >= 0 ? l : null;
@@ -170,7 +171,7 @@ public record ProblemDetails(
      * True when {@code contentType} is {@code application/problem+json}, ignoring case and
      * parameters ({@code ; charset=utf-8}).
      */
-    public static boolean isProblemMediaType(String contentType) {
+    public static boolean isProblemMediaType(@Nullable String contentType) {
         if (contentType == null) {
             return false;
         }
@@ -203,7 +204,7 @@ public record ProblemDetails(
      *
      * @return the problem, or empty when {@code node} is {@code null} or not an object
      */
-    public static Optional<ProblemDetails> fromJson(JsonNode node) {
+    public static Optional<ProblemDetails> fromJson(@Nullable JsonNode node) {
         if (node == null || !node.isObject()) {
             return Optional.empty();
         }
@@ -251,7 +252,7 @@ public record ProblemDetails(
         return toJson().getBytes(StandardCharsets.UTF_8);
     }
 
-    private static void writeString(JsonGenerator g, String name, String value) throws IOException {
+    private static void writeString(JsonGenerator g, String name, @Nullable String value) throws IOException {
         if (value != null) {
             g.writeStringField(name, clean(value));
         }
@@ -320,7 +321,7 @@ public record ProblemDetails(
         return b.toString();
     }
 
-    private static Object toJava(JsonNode v) {
+    private static @Nullable Object toJava(JsonNode v) {
         if (v == null || v.isNull() || v.isMissingNode()) {
             return null;
         }
@@ -354,37 +355,37 @@ public record ProblemDetails(
 
     /** Builds a {@link ProblemDetails}; not thread-safe. */
     public static final class Builder {
-        private String type;
-        private String title;
-        private Integer status;
-        private String detail;
-        private String instance;
+        private @Nullable String type;
+        private @Nullable String title;
+        private @Nullable Integer status;
+        private @Nullable String detail;
+        private @Nullable String instance;
         private final Map<String, Object> extensions = new LinkedHashMap<>();
 
         private Builder() {
         }
 
-        public Builder type(String type) {
+        public Builder type(@Nullable String type) {
             this.type = type;
             return this;
         }
 
-        public Builder title(String title) {
+        public Builder title(@Nullable String title) {
             this.title = title;
             return this;
         }
 
-        public Builder status(Integer status) {
+        public Builder status(@Nullable Integer status) {
             this.status = status;
             return this;
         }
 
-        public Builder detail(String detail) {
+        public Builder detail(@Nullable String detail) {
             this.detail = detail;
             return this;
         }
 
-        public Builder instance(String instance) {
+        public Builder instance(@Nullable String instance) {
             this.instance = instance;
             return this;
         }
@@ -409,7 +410,7 @@ public record ProblemDetails(
          *
          * @throws IllegalArgumentException if {@code name} is a standard member's name
          */
-        public Builder extension(String name, Object value) {
+        public Builder extension(String name, @Nullable Object value) {
             Objects.requireNonNull(name, "name");
             if (STANDARD.contains(name)) {
                 throw new IllegalArgumentException("'" + name + "' is a standard member; use its setter");

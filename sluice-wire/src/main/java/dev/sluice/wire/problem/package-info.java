@@ -3,4 +3,7 @@
  * always-valid JSON, with Sluice's extensions {@code limit}, {@code retry_after_s} and
  * {@code violated-policies} (SPEC §3.4).
  */
+@NullMarked
 package dev.sluice.wire.problem;
+
+import org.jspecify.annotations.NullMarked;

@@ -3,6 +3,7 @@ package dev.sluice.wire.ratelimit;
 import dev.sluice.wire.sf.SfByteSequence;
 import dev.sluice.wire.sf.SfInteger;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One quota policy item of a {@code RateLimit-Policy} field (draft-ietf-httpapi-ratelimit-headers-11;
@@ -19,7 +20,9 @@ import java.util.Objects;
  * @param partitionKey {@code pk}: the partition the quota applies to, compared by its decoded
  *     bytes; {@code null} when absent
  */
-public record QuotaPolicy(String name, long quota, Long windowSeconds, String quotaUnit, SfByteSequence partitionKey) {
+public record QuotaPolicy(
+        String name, long quota, @Nullable Long windowSeconds, @Nullable String quotaUnit,
+        @Nullable SfByteSequence partitionKey) {
 
     /** {@code qu="requests"}: the draft's default unit. */
     public static final String UNIT_REQUESTS = "requests";

@@ -18,6 +18,8 @@ import dev.sluice.wire.sf.StructuredFieldParseException;
 import dev.sluice.wire.sf.StructuredFields;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads {@code RateLimit-Policy} and {@code RateLimit} field values
@@ -92,7 +94,7 @@ public final class RateLimitReader {
             if (item == null) {
                 continue;
             }
-            String name = name(item, names);
+            String name = Objects.requireNonNull(name(item, names), "policyItem keeps only named items");
             Parameters p = item.parameters();
             Long quota = nonNegativeInteger(p.get("q"));
             if (quota == null) {
@@ -153,7 +155,7 @@ public final class RateLimitReader {
             if (item == null) {
                 continue;
             }
-            String name = name(item, names);
+            String name = Objects.requireNonNull(name(item, names), "policyItem keeps only named items");
             Parameters p = item.parameters();
             Long remaining = nonNegativeInteger(p.get("r"));
             if (remaining == null) {
@@ -182,7 +184,7 @@ public final class RateLimitReader {
     }
 
     /** The member as an item with a usable name, or null (with a reason) when it must be skipped. */
-    private static Item policyItem(Member member, int index, MemberNames names, List<String> problems) {
+    private static @Nullable Item policyItem(Member member, int index, MemberNames names, List<String> problems) {
         if (member instanceof InnerList) {
             problems.add("member " + (index + 1) + " skipped: an Inner List, not an Item");
             return null;
@@ -197,7 +199,7 @@ public final class RateLimitReader {
         return item;
     }
 
-    private static String name(Item item, MemberNames names) {
+    private static @Nullable String name(Item item, MemberNames names) {
         return switch (item.bareItem()) {
             case SfString s -> s.value();
             case SfToken t when names == MemberNames.STRINGS_OR_TOKENS -> t.value();
@@ -205,11 +207,11 @@ public final class RateLimitReader {
         };
     }
 
-    private static Long nonNegativeInteger(BareItem value) {
+    private static @Nullable Long nonNegativeInteger(@Nullable BareItem value) {
         return value instanceof SfInteger i && i.value() >= 0 ? i.value() : null;
     }
 
-    private static Long optionalInteger(
+    private static @Nullable Long optionalInteger(
             Parameters p, String key, long min, int index, String name, List<String> problems) {
         BareItem value = p.get(key);
         if (value == null) {
@@ -223,7 +225,7 @@ public final class RateLimitReader {
         return null;
     }
 
-    private static SfByteSequence partitionKey(Parameters p, int index, String name, List<String> problems) {
+    private static @Nullable SfByteSequence partitionKey(Parameters p, int index, String name, List<String> problems) {
         BareItem value = p.get("pk");
         if (value == null || value instanceof SfByteSequence) {
             return (SfByteSequence) value;
@@ -236,7 +238,7 @@ public final class RateLimitReader {
         return "member " + (index + 1) + " (\"" + name + "\")";
     }
 
-    private static String what(BareItem value) {
+    private static String what(@Nullable BareItem value) {
         if (value == null) {
             return "absent";
         }

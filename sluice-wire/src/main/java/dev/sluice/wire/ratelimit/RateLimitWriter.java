@@ -4,6 +4,7 @@ import dev.sluice.wire.sf.SfByteSequence;
 import dev.sluice.wire.sf.SfInteger;
 import dev.sluice.wire.sf.StructuredFields;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Writes {@code RateLimit-Policy} and {@code RateLimit} field values
@@ -131,7 +132,7 @@ public final class RateLimitWriter {
         return sb.append(";r=").append(remaining).append(";t=").append(resetSeconds);
     }
 
-    private static void appendPartitionKey(StringBuilder sb, SfByteSequence partitionKey) {
+    private static void appendPartitionKey(StringBuilder sb, @Nullable SfByteSequence partitionKey) {
         if (partitionKey != null) {
             sb.append(";pk=");
             StructuredFields.appendBareItem(sb, partitionKey);

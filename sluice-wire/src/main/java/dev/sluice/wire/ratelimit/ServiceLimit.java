@@ -3,6 +3,7 @@ package dev.sluice.wire.ratelimit;
 import dev.sluice.wire.sf.SfByteSequence;
 import dev.sluice.wire.sf.SfInteger;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One service limit item of a {@code RateLimit} field (draft-ietf-httpapi-ratelimit-headers-11;
@@ -14,7 +15,8 @@ import java.util.Objects;
  *     never optimistic (SPEC §1, §2.3); {@code null} when the server did not say
  * @param partitionKey {@code pk}, compared by decoded bytes; {@code null} when absent
  */
-public record ServiceLimit(String name, long remaining, Long resetSeconds, SfByteSequence partitionKey) {
+public record ServiceLimit(
+        String name, long remaining, @Nullable Long resetSeconds, @Nullable SfByteSequence partitionKey) {
 
     /**
      * @throws IllegalArgumentException if {@code name} holds a character outside printable ASCII,

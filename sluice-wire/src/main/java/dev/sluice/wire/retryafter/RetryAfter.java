@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads and writes {@code Retry-After} (RFC 9110 §10.2.3; SPEC §2.3, §2.4) and the vendor field
@@ -97,7 +98,7 @@ public final class RetryAfter {
      * @return {@link RetryAfterHint#ABSENT} for {@code null}; {@link RetryAfterHint.Invalid} for a
      *     malformed value; otherwise a {@link RetryAfterHint.Delay}
      */
-    public static RetryAfterHint parse(String value, Instant now) {
+    public static RetryAfterHint parse(@Nullable String value, Instant now) {
         Objects.requireNonNull(now, "now");
         if (value == null) {
             return RetryAfterHint.ABSENT;
@@ -132,10 +133,10 @@ public final class RetryAfter {
         return longest(members, m -> parseOne(m, now));
     }
 
-    /** The longest Delay among the members, else the first Invalid. */
+    /** The longest Delay among the members, else the first Invalid ({@link RetryAfterHint#ABSENT} for none). */
     private static RetryAfterHint longest(List<String> members, Function<String, RetryAfterHint> parser) {
-        RetryAfterHint.Delay best = null;
-        RetryAfterHint firstInvalid = null;
+        RetryAfterHint.@Nullable Delay best = null;
+        @Nullable RetryAfterHint firstInvalid = null;
         for (String m : members) {
             RetryAfterHint h = parser.apply(m);
             if (h instanceof RetryAfterHint.Delay d) {
@@ -146,7 +147,7 @@ public final class RetryAfter {
                 firstInvalid = h;
             }
         }
-        return best != null ? best : firstInvalid;
+        return best != null ? best : firstInvalid != null ? firstInvalid : RetryAfterHint.ABSENT;
     }
 
     private static RetryAfterHint parseOne(String value, Instant now) {
@@ -161,13 +162,11 @@ public final class RetryAfter {
         if (first == '+') {
             return new RetryAfterHint.Invalid(value, "signed number");
         }
-        if (WireNumbers.parseCount(s) >= 0) {
-            Duration d = WireNumbers.parseDecimal(s, SECOND, SECOND);
-            return new RetryAfterHint.Delay(d, RetryAfterHint.Form.DELAY_SECONDS, null);
-        }
-        if (WireNumbers.isDecimal(s)) {
-            Duration d = WireNumbers.parseDecimal(s, SECOND, SECOND);
-            return new RetryAfterHint.Delay(d, RetryAfterHint.Form.DECIMAL_SECONDS, null);
+        Duration seconds = WireNumbers.parseDecimal(s, SECOND, SECOND); // null unless a decimal
+        if (seconds != null) {
+            RetryAfterHint.Form form = WireNumbers.parseCount(s) >= 0
+                    ? RetryAfterHint.Form.DELAY_SECONDS : RetryAfterHint.Form.DECIMAL_SECONDS;
+            return new RetryAfterHint.Delay(seconds, form, null);
         }
         if ((first >= '0' && first <= '9') || first == '.') {
             Duration go = GoDuration.parse(s);
@@ -196,7 +195,7 @@ public final class RetryAfter {
      *
      * @param value the field value, or {@code null} when absent
      */
-    public static RetryAfterHint parseMillis(String value) {
+    public static RetryAfterHint parseMillis(@Nullable String value) {
         if (value == null) {
             return RetryAfterHint.ABSENT;
         }

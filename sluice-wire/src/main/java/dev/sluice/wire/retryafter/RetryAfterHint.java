@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a {@code Retry-After} (or {@code retry-after-ms}) field said, as a closed set of answers so
@@ -59,7 +60,7 @@ public sealed interface RetryAfterHint {
      * @param notBefore for {@link Form#HTTP_DATE}, the instant the server named; {@code null}
      *     otherwise
      */
-    record Delay(Duration duration, Form form, Instant notBefore) implements RetryAfterHint {
+    record Delay(Duration duration, Form form, @Nullable Instant notBefore) implements RetryAfterHint {
         public Delay {
             Objects.requireNonNull(duration, "duration");
             Objects.requireNonNull(form, "form");

@@ -1,5 +1,7 @@
 package dev.sluice.wire.sf;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Base64 (RFC 4648 §4) for Byte Sequences, straight from and to the field text without an
  * intermediate string. Decoding is as lenient as RFC 9651 §4.2.7 asks: missing {@code =} padding
@@ -46,7 +48,7 @@ final class Base64Codec {
      * {@code errorAt[0]} when it is not base64: a character outside the alphabet, {@code =}
      * anywhere but the end, more than two {@code =}, or a length no encoder produces.
      */
-    static byte[] decode(CharSequence s, int from, int to, int[] errorAt) {
+    static byte @Nullable [] decode(CharSequence s, int from, int to, int[] errorAt) {
         int dataEnd = to;
         while (dataEnd > from && s.charAt(dataEnd - 1) == '=') {
             dataEnd--;

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.BiConsumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A Dictionary (RFC 9651 §3.2): ordered keys, each with an {@link Item} or {@link InnerList}.
@@ -56,7 +57,7 @@ public final class Dictionary {
     }
 
     /** The member of {@code key}, or {@code null} when absent. */
-    public Member get(String key) {
+    public @Nullable Member get(String key) {
         for (int i = 0; i < size; i++) {
             if (keys[i].equals(key)) {
                 return values[i];
@@ -108,6 +109,9 @@ public final class Dictionary {
 
     /** Collects members; a repeated key replaces the earlier value in place. Not thread-safe. */
     public static final class Builder {
+        private static final String[] NO_KEYS = {};
+        private static final Member[] NO_VALUES = {};
+
         private String[] keys = new String[4];
         private Member[] values = new Member[4];
         private int size;
@@ -143,8 +147,8 @@ public final class Dictionary {
                 }
             }
             if (size == keys.length) {
-                keys = Arrays.copyOf(keys, size * 2);
-                values = Arrays.copyOf(values, size * 2);
+                keys = Arrays.copyOf(keys, Math.max(4, size * 2));
+                values = Arrays.copyOf(values, Math.max(4, size * 2));
             }
             keys[size] = key;
             values[size] = member;
@@ -165,8 +169,9 @@ public final class Dictionary {
                 return EMPTY;
             }
             Dictionary d = new Dictionary(keys, values, size);
-            keys = null;
-            values = null;
+            keys = NO_KEYS; // the arrays belong to the result now: a reuse starts afresh
+            values = NO_VALUES;
+            size = 0;
             return d;
         }
     }

@@ -1,6 +1,7 @@
 package dev.sluice.wire.sf;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An Item (RFC 9651 §3.3): a bare item with parameters, e.g. {@code "burst";q=20;w=2}.
@@ -29,7 +30,7 @@ public record Item(BareItem bareItem, Parameters parameters) implements Member {
     }
 
     /** The parameter {@code key}, or {@code null} when absent. */
-    public BareItem parameter(String key) {
+    public @Nullable BareItem parameter(String key) {
         return parameters.get(key);
     }
 }

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.BiConsumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The ordered parameters of an item or inner list (RFC 9651 §3.1.2): keys in first-seen order,
@@ -66,7 +67,7 @@ public final class Parameters {
     }
 
     /** The value of {@code key}, or {@code null} when absent. */
-    public BareItem get(String key) {
+    public @Nullable BareItem get(String key) {
         for (int i = 0; i < size; i++) {
             if (keys[i].equals(key)) {
                 return values[i];
@@ -120,6 +121,9 @@ public final class Parameters {
 
     /** Collects parameters; a repeated key replaces the earlier value in place. Not thread-safe. */
     public static final class Builder {
+        private static final String[] NO_KEYS = {};
+        private static final BareItem[] NO_VALUES = {};
+
         private String[] keys = new String[4];
         private BareItem[] values = new BareItem[4];
         private int size;
@@ -151,8 +155,8 @@ public final class Parameters {
                 }
             }
             if (size == keys.length) {
-                keys = Arrays.copyOf(keys, size * 2);
-                values = Arrays.copyOf(values, size * 2);
+                keys = Arrays.copyOf(keys, Math.max(4, size * 2));
+                values = Arrays.copyOf(values, Math.max(4, size * 2));
             }
             keys[size] = key;
             values[size] = value;
@@ -168,14 +172,15 @@ public final class Parameters {
             return new Parameters(Arrays.copyOf(keys, size), Arrays.copyOf(values, size), size);
         }
 
-        /** For the parser: hands over the arrays without a copy; the builder must not be used again. */
+        /** For the parser: hands over the arrays without a copy; a reuse of the builder starts from empty. */
         Parameters buildAndRelease() {
             if (size == 0) {
                 return EMPTY;
             }
             Parameters p = new Parameters(keys, values, size);
-            keys = null;
-            values = null;
+            keys = NO_KEYS; // the arrays belong to the result now: a reuse starts afresh
+            values = NO_VALUES;
+            size = 0;
             return p;
         }
     }

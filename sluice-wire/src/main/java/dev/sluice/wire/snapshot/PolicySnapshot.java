@@ -7,6 +7,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One limit as a response reported it, normalised from any dialect (SPEC §2.6). Every component
@@ -44,15 +45,15 @@ import java.util.Map;
  *     safety margin to it and only to it (R04, {@link #resetWait(Duration)})
  */
 public record PolicySnapshot(
-        String name,
-        Long quota,
-        Long windowSeconds,
-        Long remaining,
-        Duration resetIn,
-        String quotaUnit,
+        @Nullable String name,
+        @Nullable Long quota,
+        @Nullable Long windowSeconds,
+        @Nullable Long remaining,
+        @Nullable Duration resetIn,
+        @Nullable String quotaUnit,
         PolicyKind kind,
-        Long used,
-        Instant resetAt,
+        @Nullable Long used,
+        @Nullable Instant resetAt,
         Map<String, String> attributes,
         boolean absoluteReset) {
 
@@ -78,14 +79,15 @@ public record PolicySnapshot(
     }
 
     /** The original seven-component shape; {@code used}, {@code resetAt} and attributes empty; a relative reset. */
-    public PolicySnapshot(String name, Long quota, Long windowSeconds, Long remaining, Duration resetIn,
-            String quotaUnit, PolicyKind kind) {
+    public PolicySnapshot(@Nullable String name, @Nullable Long quota, @Nullable Long windowSeconds,
+            @Nullable Long remaining, @Nullable Duration resetIn, @Nullable String quotaUnit, PolicyKind kind) {
         this(name, quota, windowSeconds, remaining, resetIn, quotaUnit, kind, null, null, Map.of(), false);
     }
 
     /** The ten-component shape of earlier releases: a relative reset ({@code absoluteReset} false). */
-    public PolicySnapshot(String name, Long quota, Long windowSeconds, Long remaining, Duration resetIn,
-            String quotaUnit, PolicyKind kind, Long used, Instant resetAt, Map<String, String> attributes) {
+    public PolicySnapshot(@Nullable String name, @Nullable Long quota, @Nullable Long windowSeconds,
+            @Nullable Long remaining, @Nullable Duration resetIn, @Nullable String quotaUnit, PolicyKind kind,
+            @Nullable Long used, @Nullable Instant resetAt, Map<String, String> attributes) {
         this(name, quota, windowSeconds, remaining, resetIn, quotaUnit, kind, used, resetAt, attributes, false);
     }
 
@@ -122,7 +124,7 @@ public record PolicySnapshot(
      * @return the wait, or {@code null} when the reset is unknown
      * @throws IllegalArgumentException if {@code resetMargin} is negative
      */
-    public Duration resetWait(Duration resetMargin) {
+    public @Nullable Duration resetWait(Duration resetMargin) {
         if (resetMargin.isNegative()) {
             throw new IllegalArgumentException("resetMargin must not be negative: " + resetMargin);
         }
@@ -138,7 +140,7 @@ public record PolicySnapshot(
     }
 
     /** {@code resetIn} in milliseconds, or {@code null}. */
-    public Long resetMillis() {
+    public @Nullable Long resetMillis() {
         return resetIn == null ? null : resetIn.toMillis();
     }
 
@@ -160,7 +162,7 @@ public record PolicySnapshot(
          * ({@code daily}, {@code monthly}, {@code tenant-app-quota}, ...) or a short period
          * ({@code burst}, {@code per-second}, ...), else {@link #UNKNOWN}.
          */
-        public static PolicyKind infer(String name, Long windowSeconds) {
+        public static PolicyKind infer(@Nullable String name, @Nullable Long windowSeconds) {
             if (windowSeconds != null && windowSeconds > 0) {
                 return windowSeconds >= QUOTA_WINDOW_SECONDS ? QUOTA : BURST;
             }
@@ -168,7 +170,7 @@ public record PolicySnapshot(
         }
 
         /** {@link #infer(String, Long)} from the name alone. */
-        public static PolicyKind fromName(String name) {
+        public static PolicyKind fromName(@Nullable String name) {
             if (name == null) {
                 return UNKNOWN;
             }
@@ -188,63 +190,63 @@ public record PolicySnapshot(
 
     /** Builds a {@link PolicySnapshot}; not thread-safe. */
     public static final class Builder {
-        private String name;
-        private Long quota;
-        private Long windowSeconds;
-        private Long remaining;
-        private Duration resetIn;
-        private String quotaUnit;
-        private PolicyKind kind;
-        private Long used;
-        private Instant resetAt;
+        private @Nullable String name;
+        private @Nullable Long quota;
+        private @Nullable Long windowSeconds;
+        private @Nullable Long remaining;
+        private @Nullable Duration resetIn;
+        private @Nullable String quotaUnit;
+        private @Nullable PolicyKind kind;
+        private @Nullable Long used;
+        private @Nullable Instant resetAt;
         private boolean absoluteReset;
         private final Map<String, String> attributes = new LinkedHashMap<>();
 
         private Builder() {
         }
 
-        public Builder name(String name) {
+        public Builder name(@Nullable String name) {
             this.name = name;
             return this;
         }
 
-        public Builder quota(Long quota) {
+        public Builder quota(@Nullable Long quota) {
             this.quota = quota;
             return this;
         }
 
-        public Builder windowSeconds(Long windowSeconds) {
+        public Builder windowSeconds(@Nullable Long windowSeconds) {
             this.windowSeconds = windowSeconds;
             return this;
         }
 
-        public Builder remaining(Long remaining) {
+        public Builder remaining(@Nullable Long remaining) {
             this.remaining = remaining;
             return this;
         }
 
-        public Builder resetIn(Duration resetIn) {
+        public Builder resetIn(@Nullable Duration resetIn) {
             this.resetIn = resetIn;
             return this;
         }
 
-        public Builder quotaUnit(String quotaUnit) {
+        public Builder quotaUnit(@Nullable String quotaUnit) {
             this.quotaUnit = quotaUnit;
             return this;
         }
 
         /** The kind; when never set, {@link #build()} infers it from the name and window. */
-        public Builder kind(PolicyKind kind) {
+        public Builder kind(@Nullable PolicyKind kind) {
             this.kind = kind;
             return this;
         }
 
-        public Builder used(Long used) {
+        public Builder used(@Nullable Long used) {
             this.used = used;
             return this;
         }
 
-        public Builder resetAt(Instant resetAt) {
+        public Builder resetAt(@Nullable Instant resetAt) {
             this.resetAt = resetAt;
             return this;
         }
@@ -255,34 +257,34 @@ public record PolicySnapshot(
             return this;
         }
 
-        public Builder attribute(String key, String value) {
+        public Builder attribute(@Nullable String key, @Nullable String value) {
             if (key != null && value != null) {
                 attributes.put(key, value);
             }
             return this;
         }
 
-        public String name() {
+        public @Nullable String name() {
             return name;
         }
 
-        public Long quota() {
+        public @Nullable Long quota() {
             return quota;
         }
 
-        public Long remaining() {
+        public @Nullable Long remaining() {
             return remaining;
         }
 
-        public Long used() {
+        public @Nullable Long used() {
             return used;
         }
 
-        public Duration resetIn() {
+        public @Nullable Duration resetIn() {
             return resetIn;
         }
 
-        public Instant resetAt() {
+        public @Nullable Instant resetAt() {
             return resetAt;
         }
 

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Everything one response says about the caller's limits, in one shape whatever dialect the server
@@ -46,15 +47,15 @@ import java.util.Optional;
 public record RateLimitSnapshot(
         int status,
         Outcome outcome,
-        String dialect,
-        Duration retryAfter,
+        @Nullable String dialect,
+        @Nullable Duration retryAfter,
         boolean cached,
         List<PolicySnapshot> policies,
-        String violatedPolicy,
-        Instant quotaResetAt,
+        @Nullable String violatedPolicy,
+        @Nullable Instant quotaResetAt,
         Map<String, String> attributes,
         List<String> violatedPolicies,
-        Duration age) {
+        @Nullable Duration age) {
 
     /**
      * The safety margin {@link #suggestedWait()} adds to a wait derived from an absolute reset: 1 s,
@@ -82,23 +83,23 @@ public record RateLimitSnapshot(
     }
 
     /** The original nine-component shape; {@code violatedPolicies} follows {@code violatedPolicy}; no age. */
-    public RateLimitSnapshot(int status, Outcome outcome, String dialect, Duration retryAfter, boolean cached,
-            List<PolicySnapshot> policies, String violatedPolicy, Instant quotaResetAt,
+    public RateLimitSnapshot(int status, Outcome outcome, @Nullable String dialect, @Nullable Duration retryAfter,
+            boolean cached, List<PolicySnapshot> policies, @Nullable String violatedPolicy, @Nullable Instant quotaResetAt,
             Map<String, String> attributes) {
         this(status, outcome, dialect, retryAfter, cached, policies, violatedPolicy, quotaResetAt, attributes,
                 List.of(), null);
     }
 
     /** The ten-component shape of earlier releases: no age. */
-    public RateLimitSnapshot(int status, Outcome outcome, String dialect, Duration retryAfter, boolean cached,
-            List<PolicySnapshot> policies, String violatedPolicy, Instant quotaResetAt,
+    public RateLimitSnapshot(int status, Outcome outcome, @Nullable String dialect, @Nullable Duration retryAfter,
+            boolean cached, List<PolicySnapshot> policies, @Nullable String violatedPolicy, @Nullable Instant quotaResetAt,
             Map<String, String> attributes, List<String> violatedPolicies) {
         this(status, outcome, dialect, retryAfter, cached, policies, violatedPolicy, quotaResetAt, attributes,
                 violatedPolicies, null);
     }
 
     /** {@link #retryAfter()} in milliseconds, or {@code null} (the {@code retry_after_ms} of explain). */
-    public Long retryAfterMillis() {
+    public @Nullable Long retryAfterMillis() {
         return retryAfter == null ? null : retryAfter.toMillis();
     }
 
@@ -130,7 +131,7 @@ public record RateLimitSnapshot(
      * after a 30 s old {@code Retry-After: 40} would wait 30 s longer than the origin asked. An
      * unknown age (malformed {@code Age}) subtracts nothing, which can only wait longer, never less.
      */
-    public Duration retryAfterAtReceipt() {
+    public @Nullable Duration retryAfterAtReceipt() {
         if (retryAfter == null) {
             return null;
         }
@@ -238,9 +239,9 @@ public record RateLimitSnapshot(
         if (resetMargin.isNegative()) {
             throw new IllegalArgumentException("resetMargin must not be negative: " + resetMargin);
         }
-        Duration wait = retryAfterAtReceipt();
+        @Nullable Duration wait = retryAfterAtReceipt();
         if (!cached) {
-            Duration governing = null;
+            @Nullable Duration governing = null;
             for (PolicySnapshot p : policies) {
                 boolean named = outcome.isLimit() && p.name() != null && violatedPolicies.contains(p.name());
                 if (p.isExhausted() || named) {
@@ -248,7 +249,7 @@ public record RateLimitSnapshot(
                 }
             }
             if (governing == null && outcome.isLimit()) {
-                PolicySnapshot only = null;
+                @Nullable PolicySnapshot only = null;
                 int withReset = 0;
                 for (PolicySnapshot p : policies) {
                     if (p.resetIn() != null) {
@@ -256,7 +257,7 @@ public record RateLimitSnapshot(
                         only = p;
                     }
                 }
-                if (withReset == 1) {
+                if (withReset == 1 && only != null) {
                     governing = only.resetWait(resetMargin);
                 }
             }
@@ -265,7 +266,7 @@ public record RateLimitSnapshot(
         return Optional.ofNullable(wait == null ? null : WireNumbers.clamp(wait));
     }
 
-    private static Duration longer(Duration a, Duration b) {
+    private static @Nullable Duration longer(@Nullable Duration a, @Nullable Duration b) {
         if (a == null) {
             return b;
         }
@@ -273,10 +274,12 @@ public record RateLimitSnapshot(
     }
 
     private static double allowancePerSecond(PolicySnapshot p) {
-        if (p.resetIn() == null) {
-            return Double.MAX_VALUE; // no reset known: cannot rank it as restrictive
+        Duration resetIn = p.resetIn();
+        Long remaining = p.remaining();
+        if (resetIn == null || remaining == null) {
+            return Double.MAX_VALUE; // no reset (or nothing left) known: cannot rank it as restrictive
         }
-        double seconds = Math.max(p.resetIn().toMillis(), 1L) / 1000.0;
-        return p.remaining() / seconds;
+        double seconds = Math.max(resetIn.toMillis(), 1L) / 1000.0;
+        return remaining / seconds;
     }
 }

@@ -1,6 +1,7 @@
 package dev.sluice.wire.value;
 
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads the Go {@code time.Duration} string form that OpenAI-style {@code x-ratelimit-reset-*}
@@ -29,7 +30,7 @@ public final class GoDuration {
      * @param value the value (surrounding whitespace tolerated), may be {@code null}
      * @return the duration, never negative, or {@code null} when {@code value} does not match
      */
-    public static Duration parse(String value) {
+    public static @Nullable Duration parse(@Nullable String value) {
         if (value == null) {
             return null;
         }

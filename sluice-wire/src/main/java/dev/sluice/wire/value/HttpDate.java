@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads an HTTP-date (RFC 9110 §5.6.7) in all three forms a recipient must accept, always as UTC
@@ -64,7 +65,7 @@ public final class HttpDate {
      *     response's {@code Date}, else the caller's clock); unused by the other forms
      * @return the instant, or {@code null} when {@code value} is not an HTTP-date
      */
-    public static Instant parse(String value, Instant reference) {
+    public static @Nullable Instant parse(@Nullable String value, Instant reference) {
         return parse(value, reference, false);
     }
 
@@ -74,13 +75,13 @@ public final class HttpDate {
      * the lenient RFC 5322 forms {@link #parse} also reads (a numeric or other spelled-out zone, a
      * missing day name) and for anything that is not a date.
      */
-    public static boolean conforms(String value) {
+    public static boolean conforms(@Nullable String value) {
         return parse(value, Instant.EPOCH, true) != null;
     }
 
     private static final int NO_ZONE = Integer.MIN_VALUE;
 
-    private static Instant parse(String value, Instant reference, boolean strict) {
+    private static @Nullable Instant parse(@Nullable String value, Instant reference, boolean strict) {
         if (value == null || value.length() > 64) {
             return null;
         }
@@ -124,7 +125,7 @@ public final class HttpDate {
      * {@code EDT} -14400), or {@link #NO_ZONE}. {@code extra} is a second token after a
      * {@code GMT}/{@code UTC}/{@code UT} prefix ({@code "GMT +0000"}), or {@code null}.
      */
-    private static int zone(String zone, String extra, boolean strict) {
+    private static int zone(String zone, @Nullable String extra, boolean strict) {
         if (strict) {
             return extra == null && isGmt(zone) ? 0 : NO_ZONE;
         }
@@ -178,7 +179,7 @@ public final class HttpDate {
         return s.charAt(0) == '-' ? -offset : offset;
     }
 
-    private static Instant rfc850(String[] t, Instant reference, boolean strict) {
+    private static @Nullable Instant rfc850(String[] t, Instant reference, boolean strict) {
         // Sunday, 06-Nov-94 08:49:37 GMT  ->  [Sunday, 06-Nov-94, 08:49:37, GMT]
         int offset = zone(t[3], null, strict);
         if (offset == NO_ZONE) {
@@ -203,7 +204,7 @@ public final class HttpDate {
         return local == null ? null : local.minusSeconds(offset);
     }
 
-    private static Instant fromParts(String yearText, String monthText, String dayText,
+    private static @Nullable Instant fromParts(String yearText, String monthText, String dayText,
             String timeText, int minYearDigits) {
         if (yearText.length() < minYearDigits || yearText.length() > 4) {
             return null;

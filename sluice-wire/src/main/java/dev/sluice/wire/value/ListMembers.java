@@ -2,6 +2,7 @@ package dev.sluice.wire.value;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Splits field lines into the members of the comma-separated list a recipient may have made of
@@ -37,7 +38,7 @@ public final class ListMembers {
     }
 
     /** The members of one field value (see {@link #of(List)}). */
-    public static List<String> of(String value) {
+    public static List<String> of(@Nullable String value) {
         return value == null ? List.of() : of(List.of(value));
     }
 

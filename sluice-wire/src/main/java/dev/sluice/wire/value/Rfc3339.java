@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads an RFC 3339 / ISO 8601 instant with an offset, as Anthropic's
@@ -24,7 +25,7 @@ public final class Rfc3339 {
      * @return the instant, or {@code null} when {@code value} is {@code null} or not a date-time
      *     with an offset
      */
-    public static Instant parse(String value) {
+    public static @Nullable Instant parse(@Nullable String value) {
         if (value == null) {
             return null;
         }

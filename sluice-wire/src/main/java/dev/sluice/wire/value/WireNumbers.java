@@ -1,6 +1,7 @@
 package dev.sluice.wire.value;
 
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Strict readers for the plain numbers that rate-limit fields carry: counts ({@code 5000}) and
@@ -33,7 +34,7 @@ public final class WireNumbers {
      * @param value the field value, already stripped of surrounding whitespace (OWS is tolerated)
      * @return the number, or {@code -1} when {@code value} is {@code null}, empty or not all digits
      */
-    public static long parseCount(String value) {
+    public static long parseCount(@Nullable String value) {
         if (value == null) {
             return -1;
         }
@@ -70,8 +71,8 @@ public final class WireNumbers {
      * @return the whole part, saturating at {@link Long#MAX_VALUE}, or {@code -1} when {@code value}
      *     is {@code null} or does not match the grammar (signs, exponents, junk)
      */
-    public static long parseDecimalCount(String value) {
-        if (!isDecimal(value)) {
+    public static long parseDecimalCount(@Nullable String value) {
+        if (value == null || !isDecimal(value)) {
             return -1;
         }
         String s = value.strip();
@@ -82,7 +83,7 @@ public final class WireNumbers {
     /**
      * True when the whole value is a non-negative decimal: {@code 1*DIGIT [ "." 1*DIGIT ]}.
      */
-    public static boolean isDecimal(String value) {
+    public static boolean isDecimal(@Nullable String value) {
         if (value == null) {
             return false;
         }
@@ -121,8 +122,8 @@ public final class WireNumbers {
      *     Retry-After or {@code Duration.ofMillis(1)}; positive
      * @return the duration, or {@code null} when the value does not match the grammar
      */
-    public static Duration parseDecimal(String value, Duration unit, Duration roundUpTo) {
-        if (!isDecimal(value)) {
+    public static @Nullable Duration parseDecimal(@Nullable String value, Duration unit, Duration roundUpTo) {
+        if (value == null || !isDecimal(value)) {
             return null;
         }
         String s = value.strip();

@@ -9,4 +9,7 @@
  * <p>Every reader matches the whole value (never a numeric prefix), never throws, never yields a
  * negative duration, and saturates huge values at {@link dev.sluice.wire.value.WireNumbers#MAX_DURATION}.
  */
+@NullMarked
 package dev.sluice.wire.value;
+
+import org.jspecify.annotations.NullMarked;

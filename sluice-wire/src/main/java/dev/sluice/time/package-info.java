@@ -1,0 +1,4 @@
+@NullMarked
+package dev.sluice.time;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.sluice.wire.dialect;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.sluice.wire.http;
+
+import org.jspecify.annotations.NullMarked;

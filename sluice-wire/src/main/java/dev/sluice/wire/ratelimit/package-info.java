@@ -1,0 +1,4 @@
+@NullMarked
+package dev.sluice.wire.ratelimit;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.sluice.wire.sf;
+
+import org.jspecify.annotations.NullMarked;

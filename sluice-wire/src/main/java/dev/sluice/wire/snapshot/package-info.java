@@ -1,0 +1,4 @@
+@NullMarked
+package dev.sluice.wire.snapshot;
+
+import org.jspecify.annotations.NullMarked;
