@@ -5,10 +5,8 @@ import dev.sluice.edge.decision.Verdict;
 import dev.sluice.edge.response.Problems;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -23,7 +21,6 @@ import io.netty.handler.codec.http2.Http2Error;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledFuture;
@@ -33,67 +30,56 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One HTTP/1.1 connection, or one HTTP/2 stream (behind {@code Http2StreamFrameToHttpObjectCodec}):
- * the client side of each request's {@link ProxyExchange}, which it starts on the request head and calls
- * the {@link dev.sluice.edge.decision.EdgeDecider} for, with the head only (SPEC §3.1).
+ * One HTTP/1.1 connection (behind a {@link KeepAliveHandler}), or one HTTP/2 stream (behind
+ * {@code Http2StreamFrameToHttpObjectCodec}): the client side of each request's {@link ProxyExchange}, which it
+ * starts on the request head and calls the {@link dev.sluice.edge.decision.EdgeDecider} for, with the head only
+ * (SPEC §3.1); the verdict hops back to the channel's event loop.
  *
  * <p>Per request: reading stops while the decision is pending (body bytes that already arrived wait,
  * bounded by one socket read or one HTTP/2 flow-control window). An answer is written at once; the
- * body of an answered request is never forwarded: on HTTP/1.1 it is read and discarded when at most
- * {@code drain-bound-bytes} remain, otherwise the edge answers with {@code Connection: close}, shuts
- * its output and closes after a short linger; on HTTP/2 the stream is reset with {@code NO_ERROR}
- * after the answer (RFC 9113 §8.1). This handler owns what outlives one exchange: keep-alive and
- * pipelining (a request that arrives while the previous one is answered waits in the backlog), the
- * linger-close, the write timeout, and the refusals from {@link RequestValidator} and the head deadline.
+ * body of an answered request is never forwarded: on HTTP/1.1 the keep-alive handler drains a small rest of it
+ * or closes the connection after a linger; on HTTP/2 the stream is reset with {@code NO_ERROR} after the answer
+ * (RFC 9113 §8.1). This handler also owns the write timeout (a client that takes no response bytes), answers
+ * the {@link RequestValidator}'s refusals and the head deadline's expiry, and cuts a response that cannot be
+ * finished.
  *
  * <p>Every buffer is released on every path: written (the transport releases it), handed to the exchange
- * (which owns it from then on), or released here. Runs on the channel's event loop only; decisions completing
- * elsewhere hop back.
+ * (which owns it from then on), or released here. Runs on the channel's event loop only.
  */
 final class EdgeHandler extends ChannelInboundHandlerAdapter implements ProxyExchange.Client {
 
     private static final Logger LOG = LoggerFactory.getLogger(EdgeHandler.class);
-    /** How long a connection closed after an answer keeps reading (and discarding) before closing. */
-    private static final long LINGER_MILLIS = 2_000;
     private static final String IDEMPOTENCY_KEY = "Idempotency-Key";
     private static final String REQUEST_TIMEOUT = "Request-Timeout";
 
     private final EdgeContext edge;
     private final boolean stream;
-    /** HTTP/1.1: the deadline of each request head (slowloris); null on an HTTP/2 stream */
-    private final RequestHeadDeadline headDeadline;
     private final Upstreams upstreams;
     private final Function<RequestHead, CompletionStage<Verdict>> decide;
     private final ProxyExchange.Observer observer;
     private ChannelHandlerContext ctx;
     private ProxyExchange exchange;
-    private final ArrayDeque<Object> backlog = new ArrayDeque<>();
+    /** nothing more is answered on this connection or stream: what is read is released */
     private boolean closing;
-    private boolean drainingBacklog;
-    private ScheduledFuture<?> lingerTimer;
-    private final ChannelFutureListener lingeringClose = this::lingeringClose;
     /** HTTP/2: the connection's bound on streams holding upstream connections; null on HTTP/1.1 */
     private final UpstreamStreamGate gate;
     /** runs while the client takes no response bytes (its channel unwritable): {@code write-timeout} */
     private ScheduledFuture<?> writeTimer;
 
     /**
-     * @param stream true for an HTTP/2 stream channel, false for an HTTP/1.1 connection
-     * @param headDeadline the HTTP/1.1 connection's head deadline (before its codec), or null
+     * @param stream true for an HTTP/2 stream channel, false for an HTTP/1.1 connection (behind a
+     *     {@link KeepAliveHandler})
      * @param gate the HTTP/2 connection's gate of streams holding upstream connections, or null
      */
-    EdgeHandler(EdgeContext edge, boolean stream, RequestHeadDeadline headDeadline, UpstreamStreamGate gate) {
-        this(edge, stream, headDeadline, gate, Upstreams.of(edge.pool()), edge.decider()::decide,
-                ProxyExchange.Observer.NONE);
+    EdgeHandler(EdgeContext edge, boolean stream, UpstreamStreamGate gate) {
+        this(edge, stream, gate, Upstreams.of(edge.pool()), edge.decider()::decide, ProxyExchange.Observer.NONE);
     }
 
     /** With the upstream connections, the decision function and an observer of the exchanges given (tests). */
-    EdgeHandler(EdgeContext edge, boolean stream, RequestHeadDeadline headDeadline, UpstreamStreamGate gate,
-            Upstreams upstreams, Function<RequestHead, CompletionStage<Verdict>> decide,
+    EdgeHandler(EdgeContext edge, boolean stream, UpstreamStreamGate gate, Upstreams upstreams, Function<RequestHead, CompletionStage<Verdict>> decide,
             ProxyExchange.Observer observer) {
         this.edge = edge;
         this.stream = stream;
-        this.headDeadline = headDeadline;
         this.gate = gate;
         this.upstreams = upstreams;
         this.decide = decide;
@@ -119,16 +105,8 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter implements ProxyExc
             return;
         }
         ProxyExchange ex = exchange;
-        if (ex != null && ex.requestComplete && !stream) {
-            backlog.add(msg); // a pipelined request: handled when this exchange is over
-            updateRead();
-            return;
-        }
         if (msg instanceof RequestValidator.Refusal r) {
             if (ex == null) {
-                if (headDeadline != null) {
-                    headDeadline.headReceived();
-                }
                 refuseBeforeDecision(r.status(), r.code(), r.title(), r.detail(), r.reason());
             }
             return;
@@ -166,20 +144,17 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter implements ProxyExc
 
     /** The decision hand-off: the exchange starts, the decider gets the head, its verdict hops back here. */
     private void onHead(HttpRequest request, LastHttpContent bundled) {
-        if (headDeadline != null) {
-            headDeadline.headReceived();
-        }
         String path = HttpMessages.path(request.uri()); // normalised by the RequestValidator
-        long announced = announcedLength(request);
-        boolean bodyExpected = stream ? !(request instanceof FullHttpRequest) : announced != 0;
+        boolean bodyExpected = stream ? !(request instanceof FullHttpRequest)
+                : KeepAliveHandler.announcedLength(request) != 0;
         long receivedNanos = edge.time().nanoTime();
         RequestHead head = new RequestHead(request.method().name(), path,
                 request.headers().getAll(HttpHeaderNames.AUTHORIZATION),
                 request.headers().getAll(HttpHeaderNames.CONTENT_LENGTH), bodyExpected, clientAddress(),
                 request.headers().getAll(IDEMPOTENCY_KEY), request.headers().getAll(REQUEST_TIMEOUT), receivedNanos,
                 HttpMessages.query(request.uri()));
-        ProxyExchange ex = new ProxyExchange(edge, this, ctx, upstreams, gate, stream, request, head, announced,
-                bundled, ProxyExchange.STRICT, observer);
+        ProxyExchange ex = new ProxyExchange(edge, this, ctx, upstreams, gate, stream, request, head, bundled,
+                ProxyExchange.STRICT, observer);
         exchange = ex;
         updateRead();
         CompletionStage<Verdict> decision;
@@ -201,8 +176,8 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter implements ProxyExc
 
     /**
      * Writes the last part of a response ({@code msg}) and settles the connection or stream: an
-     * HTTP/2 stream whose request is still open is reset with NO_ERROR; an HTTP/1.1 connection is kept
-     * (draining a small rest of the body) or closed.
+     * HTTP/2 stream whose request is still open is reset with NO_ERROR; on HTTP/1.1 the {@link KeepAliveHandler}
+     * keeps the connection (draining a small rest of the body) or closes it.
      */
     @Override
     public void endResponse(ProxyExchange ex, Object msg, boolean headIncluded) {
@@ -227,22 +202,13 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter implements ProxyExc
             watchWrites();
             return;
         }
-        long remaining = ex.announced < 0 ? Long.MAX_VALUE : ex.announced - ex.bodyBytesSeen;
-        boolean close = !ex.keepAlive
-                || (bodyInFlight && (ex.expectContinue || remaining > edge.listen().drainBoundBytes()));
-        if (headIncluded && msg instanceof HttpResponse head) {
-            HttpUtil.setKeepAlive(head, !close);
+        // whether the connection stays is the KeepAliveHandler's to decide; this exchange may only ask for a close
+        if (headIncluded && !ex.keepAlive && msg instanceof HttpResponse head) {
+            HttpUtil.setKeepAlive(head, false);
         }
-        if (close) {
-            closing = true;
-            releaseBacklog();
-            ctx.writeAndFlush(msg).addListener(bodyInFlight ? lingeringClose : ChannelFutureListener.CLOSE);
-            updateRead();
-            return;
-        }
+        finishIfComplete(ex); // before the write: a pipelined request waiting for it starts as it is written
         ctx.writeAndFlush(msg);
         watchWrites();
-        finishIfComplete(ex);
         updateRead();
     }
 
@@ -264,18 +230,16 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter implements ProxyExc
             ctx.writeAndFlush(response);
             return;
         }
-        HttpUtil.setKeepAlive(response, false);
+        HttpUtil.setKeepAlive(response, false); // the whole request was read: closed once written
         closing = true;
-        releaseBacklog();
-        ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+        ctx.writeAndFlush(response);
     }
 
     @Override
     public void answerAndLinger(FullHttpResponse response) {
-        HttpUtil.setKeepAlive(response, false);
+        HttpUtil.setKeepAlive(response, false); // the request's rest is unread: the connection lingers, then closes
         closing = true;
-        releaseBacklog();
-        ctx.writeAndFlush(response).addListener(lingeringClose);
+        ctx.writeAndFlush(response);
         updateRead();
     }
 
@@ -295,23 +259,6 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter implements ProxyExc
         }
     }
 
-    /**
-     * After answering a request whose body is still arriving: stop writing, keep reading (and
-     * discarding) for a moment so the client can read the answer before the close, then close.
-     */
-    private void lingeringClose(ChannelFuture written) {
-        Channel ch = written.channel();
-        if (!written.isSuccess() || !(ch instanceof DuplexChannel duplex)) {
-            ch.close();
-            return;
-        }
-        duplex.shutdownOutput();
-        lingerTimer = ctx.executor().schedule(() -> {
-            ch.close();
-        }, LINGER_MILLIS, TimeUnit.MILLISECONDS);
-        updateRead();
-    }
-
     private void refuseBeforeDecision(int status, String code, String title, String detail, String reason) {
         edge.metrics().rejectedBeforeDecision(reason);
         FullHttpResponse resp = HttpMessages.toNetty(problems().plain(status, code, title, detail),
@@ -323,10 +270,9 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter implements ProxyExc
             updateRead();
             return;
         }
-        HttpUtil.setKeepAlive(resp, false);
+        HttpUtil.setKeepAlive(resp, false); // the KeepAliveHandler closes after a linger
         closing = true;
-        releaseBacklog();
-        ctx.writeAndFlush(resp).addListener(lingeringClose);
+        ctx.writeAndFlush(resp);
         updateRead();
     }
 
@@ -389,10 +335,6 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter implements ProxyExc
             ex.clientGone();
         }
         exchange = null;
-        releaseBacklog();
-        if (lingerTimer != null) {
-            lingerTimer.cancel(false);
-        }
         if (writeTimer != null) {
             writeTimer.cancel(false);
             writeTimer = null;
@@ -432,10 +374,9 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter implements ProxyExc
     @Override
     public void updateRead() {
         ProxyExchange ex = exchange;
+        // a complete request is never read on from (ProxyExchange.wantsClientRead): a pipelined one waits in the
+        // socket, not in memory
         boolean read = closing || ex == null || ex.wantsClientRead();
-        if (!stream && ex != null && ex.requestComplete && !closing) {
-            read = false; // pipelined requests wait in the socket, not in memory
-        }
         if (!stream && !closing && (ex == null || ex.isDone()) && !ctx.channel().isWritable()) {
             read = false; // a client that does not take its answers sends no more requests for now
         }
@@ -444,40 +385,17 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter implements ProxyExc
         }
     }
 
-    /** An HTTP/1.1 exchange whose request and response are both complete: on to the next request. */
+    /** An HTTP/1.1 exchange whose request and response are both complete is over here. */
     @Override
     public void finishIfComplete(ProxyExchange ex) {
-        if (stream || closing || ex != exchange || !ex.isDone() || !ex.requestComplete) {
-            return;
+        if (!stream && !closing && ex == exchange && ex.isDone() && ex.requestComplete) {
+            exchange = null;
         }
-        exchange = null;
-        if (headDeadline != null) {
-            headDeadline.expectHead();
-        }
-        if (drainingBacklog) {
-            return;
-        }
-        drainingBacklog = true;
-        try {
-            while (!backlog.isEmpty() && !closing && (exchange == null || !exchange.requestComplete)) {
-                channelRead(ctx, backlog.poll());
-            }
-        } finally {
-            drainingBacklog = false;
-        }
-        updateRead();
     }
 
     /** {@code 10 s}, or {@code 300 ms} below a whole second. */
     static String describe(java.time.Duration d) {
         return d.toMillis() % 1_000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
-    }
-
-    private void releaseBacklog() {
-        Object o;
-        while ((o = backlog.poll()) != null) {
-            ReferenceCountUtil.release(o);
-        }
     }
 
     private Problems problems() {
@@ -503,26 +421,8 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter implements ProxyExc
         return "unknown";
     }
 
-    /** The announced body length: ≥ 0 from Content-Length, -1 when chunked or unknown. */
-    private static long announcedLength(HttpRequest request) {
-        if (HttpUtil.isTransferEncodingChunked(request)) {
-            return -1;
-        }
-        String cl = request.headers().get(HttpHeaderNames.CONTENT_LENGTH);
-        if (cl == null) {
-            return 0;
-        }
-        try {
-            long v = Long.parseLong(cl.strip());
-            return v < 0 ? -1 : v;
-        } catch (NumberFormatException e) {
-            return -1;
-        }
-    }
-
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
-        releaseBacklog();
         ProxyExchange ex = exchange;
         if (ex != null) {
             ex.dispose();

@@ -77,7 +77,8 @@ final class ProtocolDetector extends ByteToMessageDecoder {
         p.addAfter(p.context(this).name(), "head-deadline", deadline);
         p.addAfter("head-deadline", "http1", new HttpServerCodec(decoder));
         p.addAfter("http1", "validate", new RequestValidator(edge.listen(), false));
-        p.addAfter("validate", "edge", new EdgeHandler(edge, false, deadline, null));
+        p.addAfter("validate", "keep-alive", new KeepAliveHandler(edge.listen().drainBoundBytes(), deadline));
+        p.addAfter("keep-alive", "edge", new EdgeHandler(edge, false, null));
     }
 
     private void http2(ChannelPipeline p) {
@@ -94,7 +95,7 @@ final class ProtocolDetector extends ByteToMessageDecoder {
             protected void initChannel(Http2StreamChannel ch) {
                 ch.pipeline().addLast(new Http2StreamFrameToHttpObjectCodec(true, true));
                 ch.pipeline().addLast(new RequestValidator(edge.listen(), true));
-                ch.pipeline().addLast(new EdgeHandler(edge, true, null, gate));
+                ch.pipeline().addLast(new EdgeHandler(edge, true, gate));
             }
         }));
     }

@@ -193,10 +193,8 @@ final class ProxyExchange implements UpstreamHandler.UpstreamListener {
 
     final HttpRequest request;
     final RequestHead head;
-    /** the announced body length: ≥ 0 from Content-Length, -1 when chunked or unknown */
-    final long announced;
     final long startNanos;
-    final boolean expectContinue;
+    private final boolean expectContinue;
     /** the client connection stays open after this exchange (false once a 408 or a deadline answer closes it) */
     boolean keepAlive;
     /** the body parts that arrived while the exchange could not take them yet (deciding, connecting) */
@@ -204,7 +202,8 @@ final class ProxyExchange implements UpstreamHandler.UpstreamListener {
     private State state = State.DECIDING;
     /** the client sent the request's last part */
     boolean requestComplete;
-    long bodyBytesSeen;
+    /** body bytes read from the client (the min-body-rate check) */
+    private long bodyBytesSeen;
     /** the request's last part was written to the upstream */
     private boolean requestSent;
     /** body parts were written upstream during this read from the client: flush at its end */
@@ -265,8 +264,8 @@ final class ProxyExchange implements UpstreamHandler.UpstreamListener {
      * @param observer told of every transition
      */
     ProxyExchange(EdgeContext edge, Client client, ChannelHandlerContext ctx, Upstreams upstreams,
-            UpstreamStreamGate gate, boolean stream, HttpRequest request, RequestHead head, long announced,
-            LastHttpContent bundled, boolean strict, Observer observer) {
+            UpstreamStreamGate gate, boolean stream, HttpRequest request, RequestHead head, LastHttpContent bundled,
+            boolean strict, Observer observer) {
         this.edge = edge;
         this.client = client;
         this.ctx = ctx;
@@ -277,7 +276,6 @@ final class ProxyExchange implements UpstreamHandler.UpstreamListener {
         this.observer = observer;
         this.request = request;
         this.head = head;
-        this.announced = announced;
         this.startNanos = head.receivedNanos();
         this.keepAlive = stream || HttpUtil.isKeepAlive(request);
         this.expectContinue = HttpUtil.is100ContinueExpected(request);

@@ -8,9 +8,9 @@ import java.time.Duration;
  * The deadline of an HTTP/1.1 request head (slowloris): once the first byte of a head has arrived, the whole
  * head must arrive within {@code request-head-timeout}; more bytes do not extend it (the idle timeout, which
  * every byte resets, cannot bound a head sent one byte every few seconds). Placed before the HTTP/1.1 codec,
- * it sees bytes; the {@link EdgeHandler} after the codec tells it when a head was decoded
+ * it sees bytes; the {@link KeepAliveHandler} after the codec tells it when a head was decoded
  * ({@link #headReceived()}) and when the next one is awaited ({@link #expectHead()}). On expiry it fires
- * {@link #EXPIRED} down the pipeline, and the edge handler answers 408 and closes (RFC 9110 §15.5.9).
+ * {@link #EXPIRED} down the pipeline, and the {@link EdgeHandler} answers 408 and closes (RFC 9110 §15.5.9).
  *
  * <p>A head that arrives in one read costs two field writes: the timer is started only when a head is still
  * incomplete at the end of a read. Between requests of a kept-alive connection the idle timeout applies.

@@ -42,7 +42,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
 /**
- * An {@link EdgeHandler} in an {@link EmbeddedChannel} (the client's connection or stream), its decisions taken
+ * An {@link EdgeHandler} in an {@link EmbeddedChannel} (the client's HTTP/1.1 connection, behind its
+ * {@link KeepAliveHandler}, or an HTTP/2 stream), its decisions taken
  * by the real {@link EdgeDecider} on the Shiplane configuration when the test says so, and its upstream
  * connections {@link EmbeddedChannel}s ending in an {@link UpstreamHandler}: what the exchange writes upstream
  * is read from their outbound side, the upstream's answer is written to their inbound side. Every transition
@@ -101,13 +102,14 @@ final class ExchangeRig implements AutoCloseable {
                 }
             }
         };
-        handler = new EdgeHandler(edge, stream, null, gate, pool, head -> {
+        handler = new EdgeHandler(edge, stream, gate, pool, head -> {
             heads.add(head);
             CompletableFuture<Verdict> v = new CompletableFuture<>();
             verdicts.add(v);
             return v;
         }, (from, event, to) -> moves.add(new Move(from, event, to)));
-        client = new EmbeddedChannel(handler);
+        client = stream ? new EmbeddedChannel(handler)
+                : new EmbeddedChannel(new KeepAliveHandler(config.listen().drainBoundBytes(), null), handler);
     }
 
     ExchangeRig() {

@@ -132,7 +132,7 @@ class ProxyExchangeTest {
             ByteBuf body = Unpooled.copiedBuffer("ab", StandardCharsets.US_ASCII);
             HttpRequest request = post(2);
             ProxyExchange ex = new ProxyExchange(rig.edge, rig.handler, rig.client.pipeline().context(rig.handler),
-                    null, null, false, request, RequestHead.of("POST", "/v1/labels", null, "192.0.2.7"), 2,
+                    null, null, false, request, RequestHead.of("POST", "/v1/labels", null, "192.0.2.7"),
                     new io.netty.handler.codec.http.DefaultLastHttpContent(body), false, ProxyExchange.Observer.NONE);
             assertThat(ex.to(Event.HEAD_WRITTEN)).isFalse();
             assertThat(ex.state()).isEqualTo(DONE);
@@ -538,9 +538,10 @@ class ProxyExchangeTest {
     private List<Move> aSilentUpstreamIs504AfterResponseTimeout() {
         try (ExchangeRig rig = new ExchangeRig()) {
             EmbeddedChannel up = forwarding(rig, null);
-            rig.advance(rig.upstreamConfig.responseTimeout().toMillis() - 1);
+            long half = rig.upstreamConfig.responseTimeout().toMillis() / 2; // the embedded clock also runs
+            rig.advance(half);
             assertThat((Object) rig.client.readOutbound()).isNull();
-            rig.advance(1);
+            rig.advance(half);
             assertThat(out(rig.client, FullHttpResponse.class).status().code()).isEqualTo(504);
             assertThat(up.isOpen()).as("discarded").isFalse();
             // an upstream that fails: 502
