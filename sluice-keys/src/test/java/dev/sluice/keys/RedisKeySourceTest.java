@@ -234,8 +234,11 @@ class RedisKeySourceTest {
                     KeyIds.DEFAULT, TimeSource.system());
             try {
                 await("subscription up").atMost(Duration.ofSeconds(10)).until(k::listening);
-                CreatedKey made = k.administration().create("free", 0, Map.of(), Optional.empty(), Optional.empty());
-                String key = made.apiKey();
+                // written without a PUBLISH: no refresh of it is in flight when Redis goes (a refresh that fails
+                // drops the key from the cache, CachingKeySource.changed: a revocation must not outlive an outage)
+                String key = "sk_outage_" + UUID.randomUUID().toString().replace("-", "");
+                servers.cli(port, "HSET", "{" + prefix + "}:key:" + KeyHashing.sha256().hash(key), "key_id",
+                        KeyIds.DEFAULT.id(key), "plan", "free", "created_at", "1764979200000");
                 assertThat(k.source().lookup(key).join()).isInstanceOf(KeyLookup.Found.class);
 
                 servers.stop(port);

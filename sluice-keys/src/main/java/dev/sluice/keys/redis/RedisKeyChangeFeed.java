@@ -119,9 +119,8 @@ final class RedisKeyChangeFeed implements AutoCloseable {
                     return;
                 }
                 if (!warned) {
-                    LOG.warn("key change notifications down ({}); retrying every second, cached keys are read "
-                            + "again when they are back", e.getMessage() == null ? e.getClass().getSimpleName()
-                                    : e.getMessage());
+                    LOG.warn("key change notifications down; retrying every second, cached keys are read again "
+                            + "when they are back", e);
                     warned = true;
                 }
                 try {
