@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs Sluice's side-by-side benchmarks (issue 9) and writes bench/results/NAME.md.
+# Runs Sluice's side-by-side benchmarks and writes bench/results/NAME.md.
 #
 #   bench/run.sh [limiter|footprint|edge|redis|redis-cluster|sdk|delivery|sim|keys|all] [-- extra harness options]
 #

@@ -7,7 +7,7 @@ out="$dir/SUMMARY.md"
 {
   echo "# Benchmark summary"
   echo
-  echo "Targets of issue 9 against what \`bench/run.sh\` measured on this machine (2 shared cores: ratios from"
+  echo "Each benchmark's target against what \`bench/run.sh\` measured on this machine (2 shared cores: ratios from"
   echo "interleaved rounds, not absolute times, are the figures to quote). Each row links the file with the raw"
   echo "numbers, the machine, the versions, the command and, where Sluice misses, the profile and the reason."
   echo

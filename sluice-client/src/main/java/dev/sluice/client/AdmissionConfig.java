@@ -2,6 +2,7 @@ package dev.sluice.client;
 
 import java.time.Duration;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The admission queue where calls wait for a slot, the pacer and their retry time (SPEC §5).
@@ -18,7 +19,8 @@ import java.util.Optional;
  *       improves by one level per step, down to 0 (R21); SPEC §5 keeps strict priority by default</td></tr>
  * </table>
  */
-public record AdmissionConfig(int maxQueue, int maxConcurrent, Duration queueTimeout, Duration agingStep) {
+public record AdmissionConfig(int maxQueue, int maxConcurrent, @Nullable Duration queueTimeout,
+        @Nullable Duration agingStep) {
 
     public AdmissionConfig {
         if (maxQueue < 0) {
@@ -47,11 +49,11 @@ public record AdmissionConfig(int maxQueue, int maxConcurrent, Duration queueTim
         return Optional.ofNullable(queueTimeout);
     }
 
-    public AdmissionConfig withQueueTimeout(Duration timeout) {
+    public AdmissionConfig withQueueTimeout(@Nullable Duration timeout) {
         return new AdmissionConfig(maxQueue, maxConcurrent, timeout, agingStep);
     }
 
-    public AdmissionConfig withAgingStep(Duration step) {
+    public AdmissionConfig withAgingStep(@Nullable Duration step) {
         return new AdmissionConfig(maxQueue, maxConcurrent, queueTimeout, step);
     }
 }

@@ -2,6 +2,7 @@ package dev.sluice.client;
 
 import java.net.URI;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The call a {@link ClientListener} event is about: one logical call, all its attempts (SPEC §4.9).
@@ -13,7 +14,8 @@ import java.util.Optional;
  * @param idempotencyKey the Idempotency-Key every attempt carries (the caller's, or one the SDK
  *     minted), {@code null} for an idempotent call without one
  */
-public record CallEvent(long callId, String method, URI uri, String host, String idempotencyKey) {
+public record CallEvent(long callId, String method, @Nullable URI uri, String host,
+        @Nullable String idempotencyKey) {
 
     /** The Idempotency-Key, when the call has one. */
     public Optional<String> key() {

@@ -1,6 +1,7 @@
 package dev.sluice.client;
 
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Per-call settings of {@link SluiceHttpClient}. Immutable; start from {@link #defaults()}.
@@ -16,7 +17,8 @@ import java.time.Duration;
  * @param retries false for exactly one attempt (use it when your code is itself the retrying
  *     layer, e.g. a durable delivery worker; SPEC §4.7)
  */
-public record CallOptions(Duration deadline, Priority priority, String idempotencyKey, int cost, boolean retries) {
+public record CallOptions(@Nullable Duration deadline, Priority priority, @Nullable String idempotencyKey,
+        int cost, boolean retries) {
 
     private static final CallOptions DEFAULTS = new CallOptions(null, Priority.INTERACTIVE, null, 1, true);
 
@@ -35,7 +37,7 @@ public record CallOptions(Duration deadline, Priority priority, String idempoten
         return DEFAULTS;
     }
 
-    public CallOptions withDeadline(Duration d) {
+    public CallOptions withDeadline(@Nullable Duration d) {
         return new CallOptions(d, priority, idempotencyKey, cost, retries);
     }
 
@@ -53,7 +55,7 @@ public record CallOptions(Duration deadline, Priority priority, String idempoten
         return withPriority(Priority.BACKGROUND);
     }
 
-    public CallOptions withIdempotencyKey(String key) {
+    public CallOptions withIdempotencyKey(@Nullable String key) {
         return new CallOptions(deadline, priority, key, cost, retries);
     }
 

@@ -2,6 +2,7 @@ package dev.sluice.client;
 
 import java.time.Duration;
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Observes what the client does, as events to count (SPEC §4.9, §5.5): requests, accepts, retries,
@@ -44,7 +45,7 @@ public interface ClientListener {
     }
 
     /** A quota was found spent (SPEC §4.2); {@code policy} and {@code resetAt} may be null. */
-    default void onQuotaExceeded(String host, String policy, Instant resetAt) {
+    default void onQuotaExceeded(String host, @Nullable String policy, @Nullable Instant resetAt) {
     }
 
     /** The admission queue shed a call (SPEC §5.5). */
@@ -95,7 +96,7 @@ public interface ClientListener {
      * {@code call} ended: with an answer ({@code error} {@code null}) or with {@code error};
      * {@code attempts} sent, {@code waited} in all (retry waits and queue time).
      */
-    default void onCallEnd(CallEvent call, int attempts, Duration waited, SluiceException error) {
+    default void onCallEnd(CallEvent call, int attempts, Duration waited, @Nullable SluiceException error) {
     }
 
     /** A listener that does nothing. */

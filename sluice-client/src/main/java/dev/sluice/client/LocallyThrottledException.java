@@ -1,5 +1,8 @@
 package dev.sluice.client;
 
+import dev.sluice.wire.snapshot.RateLimitSnapshot;
+import org.jspecify.annotations.Nullable;
+
 /**
  * The adaptive throttle dropped a new call locally; it never reached the network (SPEC §4.5, the
  * SRE book's client-side throttling). Only a call's first attempt can be dropped: its retries are
@@ -11,7 +14,7 @@ public final class LocallyThrottledException extends SluiceException {
     private final double dropProbability;
 
     public LocallyThrottledException(String message, double dropProbability, int status,
-            dev.sluice.wire.snapshot.RateLimitSnapshot snapshot, int attempts) {
+            @Nullable RateLimitSnapshot snapshot, int attempts) {
         super(message, null, status, snapshot, attempts);
         this.dropProbability = dropProbability;
     }

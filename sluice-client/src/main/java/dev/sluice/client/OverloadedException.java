@@ -3,6 +3,7 @@ package dev.sluice.client;
 import dev.sluice.wire.snapshot.RateLimitSnapshot;
 import java.time.Duration;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The server is short of capacity for everyone (503, Anthropic's 529; SPEC §1 "overloaded") and
@@ -11,10 +12,10 @@ import java.util.Optional;
  */
 public final class OverloadedException extends SluiceException {
 
-    private final Duration retryAfter;
+    private final @Nullable Duration retryAfter;
 
-    public OverloadedException(String message, Duration retryAfter, int status,
-            RateLimitSnapshot snapshot, int attempts) {
+    public OverloadedException(String message, @Nullable Duration retryAfter, int status,
+            @Nullable RateLimitSnapshot snapshot, int attempts) {
         this(message, retryAfter, status, snapshot, attempts, null);
     }
 
@@ -22,8 +23,8 @@ public final class OverloadedException extends SluiceException {
      * @param cause why Sluice stopped retrying, when a budget refused the retry (a
      *     {@link RetryBudgetExhaustedException}); {@code null} otherwise
      */
-    public OverloadedException(String message, Duration retryAfter, int status,
-            RateLimitSnapshot snapshot, int attempts, Throwable cause) {
+    public OverloadedException(String message, @Nullable Duration retryAfter, int status,
+            @Nullable RateLimitSnapshot snapshot, int attempts, @Nullable Throwable cause) {
         super(message, cause, status, snapshot, attempts);
         this.retryAfter = retryAfter;
     }

@@ -3,6 +3,7 @@ package dev.sluice.client;
 import dev.sluice.wire.snapshot.RateLimitSnapshot;
 import java.time.Instant;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A quota policy (a calendar window, credits, billing) is spent: the answer clears at a reset hours
@@ -11,11 +12,11 @@ import java.util.Optional;
  */
 public final class QuotaExceededException extends SluiceException {
 
-    private final String policy;
-    private final Instant resetAt;
+    private final @Nullable String policy;
+    private final @Nullable Instant resetAt;
 
-    public QuotaExceededException(String message, String policy, Instant resetAt, int status,
-            RateLimitSnapshot snapshot, int attempts) {
+    public QuotaExceededException(String message, @Nullable String policy, @Nullable Instant resetAt, int status,
+            @Nullable RateLimitSnapshot snapshot, int attempts) {
         super(message, null, status, snapshot, attempts);
         this.policy = policy;
         this.resetAt = resetAt;

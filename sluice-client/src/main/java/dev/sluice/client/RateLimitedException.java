@@ -3,6 +3,7 @@ package dev.sluice.client;
 import dev.sluice.wire.snapshot.RateLimitSnapshot;
 import java.time.Duration;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A burst limit said no ({@code 429 rate_limited}, SPEC §3.4) and Sluice did not retry: the
@@ -11,10 +12,10 @@ import java.util.Optional;
  */
 public final class RateLimitedException extends SluiceException {
 
-    private final Duration retryAfter;
+    private final @Nullable Duration retryAfter;
 
-    public RateLimitedException(String message, Duration retryAfter, int status,
-            RateLimitSnapshot snapshot, int attempts) {
+    public RateLimitedException(String message, @Nullable Duration retryAfter, int status,
+            @Nullable RateLimitSnapshot snapshot, int attempts) {
         this(message, retryAfter, status, snapshot, attempts, null);
     }
 
@@ -22,8 +23,8 @@ public final class RateLimitedException extends SluiceException {
      * @param cause why Sluice stopped retrying, when a budget refused the retry (a
      *     {@link RetryBudgetExhaustedException}); {@code null} otherwise
      */
-    public RateLimitedException(String message, Duration retryAfter, int status,
-            RateLimitSnapshot snapshot, int attempts, Throwable cause) {
+    public RateLimitedException(String message, @Nullable Duration retryAfter, int status,
+            @Nullable RateLimitSnapshot snapshot, int attempts, @Nullable Throwable cause) {
         super(message, cause, status, snapshot, attempts);
         this.retryAfter = retryAfter;
     }

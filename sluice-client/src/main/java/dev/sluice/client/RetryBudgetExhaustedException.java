@@ -1,6 +1,7 @@
 package dev.sluice.client;
 
 import dev.sluice.wire.snapshot.RateLimitSnapshot;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A budget refused an attempt (SPEC §4.2, §4.4): either the client's retries over the last minute
@@ -26,8 +27,8 @@ public final class RetryBudgetExhaustedException extends SluiceException {
 
     private final Scope scope;
 
-    public RetryBudgetExhaustedException(String message, Scope scope, Throwable cause, int status,
-            RateLimitSnapshot snapshot, int attempts) {
+    public RetryBudgetExhaustedException(String message, Scope scope, @Nullable Throwable cause, int status,
+            @Nullable RateLimitSnapshot snapshot, int attempts) {
         super(message, cause, status, snapshot, attempts);
         this.scope = scope;
     }

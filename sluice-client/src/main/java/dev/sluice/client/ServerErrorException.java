@@ -1,6 +1,7 @@
 package dev.sluice.client;
 
 import dev.sluice.wire.snapshot.RateLimitSnapshot;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A 5xx other than an overload (500, 502, 504, ...). The request may have been processed, so Sluice
@@ -9,7 +10,7 @@ import dev.sluice.wire.snapshot.RateLimitSnapshot;
  */
 public final class ServerErrorException extends SluiceException {
 
-    public ServerErrorException(String message, int status, RateLimitSnapshot snapshot, int attempts) {
+    public ServerErrorException(String message, int status, @Nullable RateLimitSnapshot snapshot, int attempts) {
         this(message, status, snapshot, attempts, null);
     }
 
@@ -17,7 +18,8 @@ public final class ServerErrorException extends SluiceException {
      * @param cause why Sluice stopped retrying, when a budget refused the retry (a
      *     {@link RetryBudgetExhaustedException}); {@code null} otherwise
      */
-    public ServerErrorException(String message, int status, RateLimitSnapshot snapshot, int attempts, Throwable cause) {
+    public ServerErrorException(String message, int status, @Nullable RateLimitSnapshot snapshot, int attempts,
+            @Nullable Throwable cause) {
         super(message, cause, status, snapshot, attempts);
     }
 }

@@ -3,6 +3,7 @@ package dev.sluice.client;
 import dev.sluice.wire.snapshot.RateLimitSnapshot;
 import java.io.IOException;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Why a call made through Sluice did not produce a usable answer: the typed errors of SPEC §4.2
@@ -21,11 +22,11 @@ public abstract sealed class SluiceException extends IOException
                 ServerErrorException, TransportException {
 
     private final int status;
-    private final transient RateLimitSnapshot snapshot;
+    private final transient @Nullable RateLimitSnapshot snapshot;
     private final int attempts;
 
-    protected SluiceException(String message, Throwable cause, int status,
-            RateLimitSnapshot snapshot, int attempts) {
+    protected SluiceException(String message, @Nullable Throwable cause, int status,
+            @Nullable RateLimitSnapshot snapshot, int attempts) {
         super(message, cause);
         if (attempts < 0) {
             throw new IllegalArgumentException("attempts must be >= 0: " + attempts);

@@ -18,6 +18,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An HTTP client over {@link java.net.http.HttpClient} that keeps the client half of the rate-limit
@@ -135,18 +136,18 @@ public interface SluiceHttpClient extends AutoCloseable {
      * </table>
      */
     final class Builder {
-        private HttpClient httpClient;
+        private @Nullable HttpClient httpClient;
         private ClientConfig config = ClientConfig.defaults();
-        private Duration defaultDeadline;
-        private Duration attemptTimeout;
+        private @Nullable Duration defaultDeadline;
+        private @Nullable Duration attemptTimeout;
         private TimeSource time = TimeSource.system();
-        private RandomGenerator random;
+        private @Nullable RandomGenerator random;
         private Supplier<String> idempotencyKeys = () -> UUID.randomUUID().toString();
         private ClientListener listener = ClientListener.none();
-        private Scheduler scheduler;
-        private ResponseReader responseReader;
-        private TokenBucketStore tokenBucketStore;
-        private RetryBudgetStore retryBudgetStore;
+        private @Nullable Scheduler scheduler;
+        private @Nullable ResponseReader responseReader;
+        private @Nullable TokenBucketStore tokenBucketStore;
+        private @Nullable RetryBudgetStore retryBudgetStore;
 
         private Builder() {
         }
@@ -158,17 +159,17 @@ public interface SluiceHttpClient extends AutoCloseable {
         public Builder throttle(ThrottleConfig v) { this.config = config.withThrottle(v); return this; }
         public Builder pacer(PacerConfig v) { this.config = config.withPacer(v); return this; }
         public Builder admission(AdmissionConfig v) { this.config = config.withAdmission(v); return this; }
-        public Builder defaultDeadline(Duration v) { this.defaultDeadline = v; return this; }
+        public Builder defaultDeadline(@Nullable Duration v) { this.defaultDeadline = v; return this; }
         /** Per-attempt timeout, applied to requests that set none; clipped to the remaining deadline. */
-        public Builder attemptTimeout(Duration v) { this.attemptTimeout = v; return this; }
+        public Builder attemptTimeout(@Nullable Duration v) { this.attemptTimeout = v; return this; }
         public Builder time(TimeSource v) { this.time = Objects.requireNonNull(v); return this; }
         public Builder random(RandomGenerator v) { this.random = Objects.requireNonNull(v); return this; }
         public Builder idempotencyKeys(Supplier<String> v) { this.idempotencyKeys = Objects.requireNonNull(v); return this; }
         public Builder listener(ClientListener v) { this.listener = Objects.requireNonNull(v); return this; }
         public Builder scheduler(Scheduler v) { this.scheduler = Objects.requireNonNull(v); return this; }
         public Builder responseReader(ResponseReader v) { this.responseReader = Objects.requireNonNull(v); return this; }
-        public Builder tokenBucketStore(TokenBucketStore v) { this.tokenBucketStore = v; return this; }
-        public Builder retryBudgetStore(RetryBudgetStore v) { this.retryBudgetStore = v; return this; }
+        public Builder tokenBucketStore(@Nullable TokenBucketStore v) { this.tokenBucketStore = v; return this; }
+        public Builder retryBudgetStore(@Nullable RetryBudgetStore v) { this.retryBudgetStore = v; return this; }
 
         public SluiceHttpClient build() {
             if (defaultDeadline != null && defaultDeadline.isNegative()) {

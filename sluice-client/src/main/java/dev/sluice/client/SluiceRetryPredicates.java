@@ -2,6 +2,7 @@ package dev.sluice.client;
 
 import java.time.Duration;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What an outer retry layer (Resilience4j {@code Retry}, Failsafe {@code RetryPolicy}, Spring Retry,
@@ -36,12 +37,12 @@ public final class SluiceRetryPredicates {
      * Whether an outer retry layer may retry after {@code failure}: false when it is, or is caused
      * by, a {@link SluiceException}; true otherwise (and for {@code null}: nothing to say).
      */
-    public static boolean outerRetryAllowed(Throwable failure) {
+    public static boolean outerRetryAllowed(@Nullable Throwable failure) {
         return sluiceCause(failure).isEmpty();
     }
 
     /** The {@link SluiceException} in {@code failure}'s cause chain (itself included), if any. */
-    public static Optional<SluiceException> sluiceCause(Throwable failure) {
+    public static Optional<SluiceException> sluiceCause(@Nullable Throwable failure) {
         Throwable t = failure;
         for (int i = 0; t != null && i < MAX_DEPTH; i++, t = t.getCause()) {
             if (t instanceof SluiceException s) {

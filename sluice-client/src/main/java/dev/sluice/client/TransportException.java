@@ -1,5 +1,7 @@
 package dev.sluice.client;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The exchange failed without an HTTP answer: connect failure, timeout, connection reset. The
  * {@linkplain #getCause() cause} is the transport's own exception.
@@ -13,7 +15,7 @@ public final class TransportException extends SluiceException {
 
     private final boolean outcomeUnknown;
 
-    public TransportException(String message, Throwable cause, boolean outcomeUnknown, int attempts) {
+    public TransportException(String message, @Nullable Throwable cause, boolean outcomeUnknown, int attempts) {
         super(message, cause, 0, null, attempts);
         this.outcomeUnknown = outcomeUnknown;
     }

@@ -55,29 +55,6 @@ public record EdgeOptions(TimeSource time, Optional<LimiterStore> store, QuotaWa
         meterBinders = List.copyOf(meterBinders);
     }
 
-    /** The options of earlier releases: no meter binders. */
-    public EdgeOptions(TimeSource time, Optional<LimiterStore> store, QuotaWarningSink quotaWarningSink,
-            Optional<PrometheusMeterRegistry> registry, List<EdgeStage> stages, boolean watchConfig,
-            Optional<IdempotencyStore> idempotencyStore) {
-        this(time, store, quotaWarningSink, registry, stages, watchConfig, idempotencyStore, List.of(),
-                Optional.empty(), Optional.empty());
-    }
-
-    /** The options of earlier releases: an in-memory idempotency store. */
-    public EdgeOptions(TimeSource time, Optional<LimiterStore> store, QuotaWarningSink quotaWarningSink,
-            Optional<PrometheusMeterRegistry> registry, List<EdgeStage> stages, boolean watchConfig) {
-        this(time, store, quotaWarningSink, registry, stages, watchConfig, Optional.empty(), List.of(),
-                Optional.empty(), Optional.empty());
-    }
-
-    /** The options of earlier releases: no key store. */
-    public EdgeOptions(TimeSource time, Optional<LimiterStore> store, QuotaWarningSink quotaWarningSink,
-            Optional<PrometheusMeterRegistry> registry, List<EdgeStage> stages, boolean watchConfig,
-            Optional<IdempotencyStore> idempotencyStore, List<MeterBinder> meterBinders) {
-        this(time, store, quotaWarningSink, registry, stages, watchConfig, idempotencyStore, meterBinders,
-                Optional.empty(), Optional.empty());
-    }
-
     /** Looks up bearer tokens the file does not list in {@code source}, closed with the edge. */
     public EdgeOptions withKeySource(KeySource source) {
         return new EdgeOptions(time, store, quotaWarningSink, registry, stages, watchConfig, idempotencyStore,
@@ -105,7 +82,7 @@ public record EdgeOptions(TimeSource time, Optional<LimiterStore> store, QuotaWa
     /** The system clock, an in-memory store, a log sink, a new registry, no stages, no file watching. */
     public static EdgeOptions defaults() {
         return new EdgeOptions(TimeSource.system(), Optional.empty(), new LoggingQuotaWarningSink(), Optional.empty(),
-                List.of(), false);
+                List.of(), false, Optional.empty(), List.of(), Optional.empty(), Optional.empty());
     }
 
     public EdgeOptions withTime(TimeSource newTime) {

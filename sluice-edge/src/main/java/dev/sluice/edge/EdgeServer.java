@@ -376,7 +376,7 @@ public final class EdgeServer implements AutoCloseable {
         } catch (ConfigException e) {
             LOG.error("configuration refused, keeping the running one:\n{}", e.getMessage());
         } catch (RuntimeException e) {
-            LOG.error("configuration reload failed, keeping the running one: {}", e.toString());
+            LOG.error("configuration reload failed, keeping the running one", e);
         }
     }
 

@@ -18,6 +18,7 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.masterreplica.MasterReplica;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
 import io.netty.util.concurrent.EventExecutor;
@@ -321,6 +322,31 @@ public final class RedisEndpoint implements AutoCloseable {
             return CompletableFuture.completedFuture(null);
         }
         return f;
+    }
+
+    /**
+     * Opens a publish/subscribe connection of its own to this endpoint's Redis, on the same client and
+     * threads: to the server of a {@code redis://} URL, to the primary the Sentinels name (found again after
+     * a fail-over) or to one node of a cluster (a {@code PUBLISH} reaches the subscribers of every node).
+     * Lettuce reconnects it with the endpoint's back-off and subscribes its channels again, which a listener
+     * sees as a new {@code subscribed} confirmation. The caller closes it (before {@link #close()}); it is
+     * not counted in this endpoint's health.
+     *
+     * @return the connection, or a stage failed with the connect error (Redis unreachable)
+     * @throws IllegalStateException for an endpoint over a caller's connection ({@link #wrap}), which has no
+     *     client to connect with, or once closed
+     */
+    public CompletionStage<StatefulRedisPubSubConnection<String, String>> connectPubSub() {
+        if (client == null) {
+            throw new IllegalStateException("an endpoint over a caller's connection opens no other connection");
+        }
+        if (closed) {
+            throw new IllegalStateException("closed");
+        }
+        if (client instanceof RedisClusterClient cluster) {
+            return cluster.connectPubSubAsync(StringCodec.UTF8).thenApply(c -> c);
+        }
+        return ((RedisClient) client).connectPubSubAsync(StringCodec.UTF8, url.nodes().get(0));
     }
 
     /** The single timer thread stores schedule their bounded waits on; tasks must not block. */

@@ -45,7 +45,7 @@ class ModuleRulesTest {
             "sluice-redis", "sluice-limiter sluice-client",
             "sluice-edge-core", "sluice-limiter sluice-wire",
             "sluice-edge", "sluice-edge-core",
-            "sluice-keys", "sluice-edge-core sluice-config",
+            "sluice-keys", "sluice-edge-core sluice-config sluice-redis",
             "sluice-delivery", "sluice-wire sluice-config",
             "sluice-sim", "sluice-client sluice-limiter",
             "sluice-examples", "sluice-edge sluice-client",

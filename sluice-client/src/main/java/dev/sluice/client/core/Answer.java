@@ -2,6 +2,7 @@ package dev.sluice.client.core;
 
 import dev.sluice.wire.snapshot.RateLimitSnapshot;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /** What one attempt came back with: a response (as its normalised snapshot) or a failure. */
 public sealed interface Answer {
@@ -14,7 +15,7 @@ public sealed interface Answer {
      *     (e.g. {@code ".../errors/cost_exceeds_burst"}), else {@code null}; the core matches its
      *     last path segment or fragment
      */
-    record Response(RateLimitSnapshot snapshot, String problemType) implements Answer {
+    record Response(RateLimitSnapshot snapshot, @Nullable String problemType) implements Answer {
         public Response {
             Objects.requireNonNull(snapshot, "snapshot");
         }

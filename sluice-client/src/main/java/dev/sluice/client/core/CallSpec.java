@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the core needs to know about one logical call (all its attempts): nothing of the transport.
@@ -29,13 +30,13 @@ import java.util.Set;
 public record CallSpec(
         String method,
         String host,
-        String idempotencyKey,
-        Duration deadline,
+        @Nullable String idempotencyKey,
+        @Nullable Duration deadline,
         Priority priority,
         int cost,
-        Duration attemptTimeout,
+        @Nullable Duration attemptTimeout,
         boolean retries,
-        java.net.URI uri) {
+        java.net.@Nullable URI uri) {
 
     /** RFC 9110 §9.2.2: methods whose repetition has the same intended effect as one request. */
     private static final Set<String> IDEMPOTENT = Set.of("GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE");
@@ -57,8 +58,8 @@ public record CallSpec(
     }
 
     /** A call with no URI (a simulator's, a test's). */
-    public CallSpec(String method, String host, String idempotencyKey, Duration deadline, Priority priority, int cost,
-            Duration attemptTimeout, boolean retries) {
+    public CallSpec(String method, String host, @Nullable String idempotencyKey, @Nullable Duration deadline,
+            Priority priority, int cost, @Nullable Duration attemptTimeout, boolean retries) {
         this(method, host, idempotencyKey, deadline, priority, cost, attemptTimeout, retries, null);
     }
 
@@ -72,11 +73,11 @@ public record CallSpec(
         return IDEMPOTENT.contains(method);
     }
 
-    public CallSpec withIdempotencyKey(String key) {
+    public CallSpec withIdempotencyKey(@Nullable String key) {
         return new CallSpec(method, host, key, deadline, priority, cost, attemptTimeout, retries, uri);
     }
 
-    public CallSpec withDeadline(Duration d) {
+    public CallSpec withDeadline(@Nullable Duration d) {
         return new CallSpec(method, host, idempotencyKey, d, priority, cost, attemptTimeout, retries, uri);
     }
 
@@ -88,11 +89,11 @@ public record CallSpec(
         return new CallSpec(method, host, idempotencyKey, deadline, priority, c, attemptTimeout, retries, uri);
     }
 
-    public CallSpec withAttemptTimeout(Duration t) {
+    public CallSpec withAttemptTimeout(@Nullable Duration t) {
         return new CallSpec(method, host, idempotencyKey, deadline, priority, cost, t, retries, uri);
     }
 
-    public CallSpec withUri(java.net.URI u) {
+    public CallSpec withUri(java.net.@Nullable URI u) {
         return new CallSpec(method, host, idempotencyKey, deadline, priority, cost, attemptTimeout, retries, u);
     }
 

@@ -1,5 +1,7 @@
 package dev.sluice.client.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One logical call inside a {@link ClientCore}: the handle a driver keeps between
  * {@link ClientCore#open}, {@link ClientCore#poll} and {@link ClientCore#onAnswer}.
@@ -17,7 +19,7 @@ public interface CoreCall<A> {
      * The Idempotency-Key every attempt of this call carries: the caller's, or one minted once at
      * open (SPEC §4.4; R07b); {@code null} for an idempotent method without a caller key.
      */
-    String idempotencyKey();
+    @Nullable String idempotencyKey();
 
     /** Attempts started so far; during an attempt, its number (1-based). */
     int attempts();

@@ -9,6 +9,7 @@ import java.util.SplittableRandom;
 import java.util.UUID;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the core takes from outside: time, randomness, key minting, the listener, and optionally
@@ -28,8 +29,8 @@ public record CoreEnvironment(
         RandomGenerator random,
         Supplier<String> idempotencyKeys,
         ClientListener listener,
-        TokenBucketStore bucket,
-        RetryBudgetStore budget) {
+        @Nullable TokenBucketStore bucket,
+        @Nullable RetryBudgetStore budget) {
 
     public CoreEnvironment {
         Objects.requireNonNull(time, "time");
@@ -56,11 +57,11 @@ public record CoreEnvironment(
         return new CoreEnvironment(time, random, idempotencyKeys, l, bucket, budget);
     }
 
-    public CoreEnvironment withBucket(TokenBucketStore b) {
+    public CoreEnvironment withBucket(@Nullable TokenBucketStore b) {
         return new CoreEnvironment(time, random, idempotencyKeys, listener, b, budget);
     }
 
-    public CoreEnvironment withBudget(RetryBudgetStore b) {
+    public CoreEnvironment withBudget(@Nullable RetryBudgetStore b) {
         return new CoreEnvironment(time, random, idempotencyKeys, listener, bucket, b);
     }
 }

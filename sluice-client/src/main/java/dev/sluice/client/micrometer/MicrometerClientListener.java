@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Binds {@link ClientListener} events to Micrometer meters (SPEC §4.9, §5.5). Requires
@@ -82,7 +83,7 @@ public final class MicrometerClientListener implements ClientListener {
     }
 
     @Override
-    public void onQuotaExceeded(String host, String policy, Instant resetAt) {
+    public void onQuotaExceeded(String host, @Nullable String policy, @Nullable Instant resetAt) {
         counter("sluice.client.quota.errors", host, "policy", policy == null ? "unknown" : policy).increment();
     }
 

@@ -2,6 +2,7 @@ package dev.sluice.client.transport;
 
 import java.time.Duration;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a transport needs to send one attempt of a call driven by a {@link CallDriver}.
@@ -13,7 +14,7 @@ import java.util.Optional;
  * @param remaining what is left of the call's deadline when the attempt starts (never negative);
  *     {@code null} when the call has no deadline. A transport should not let one attempt outlive it
  */
-public record AttemptContext(String idempotencyKey, int attempt, Duration remaining) {
+public record AttemptContext(@Nullable String idempotencyKey, int attempt, @Nullable Duration remaining) {
 
     public AttemptContext {
         if (attempt < 1) {

@@ -29,6 +29,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Drives one {@link ClientCore} for a transport other than the JDK {@code HttpClient}: OkHttp,
@@ -68,8 +69,8 @@ public final class CallDriver implements AutoCloseable {
         final AsyncSend<R> send;
         final Exchange<R> exchange;
         final CompletableFuture<R> result = new CompletableFuture<>();
-        volatile CoreCall<Job<?>> call;
-        volatile CompletableFuture<R> inFlight;
+        /** The attempt in flight, once one started. */
+        volatile @Nullable CompletableFuture<R> inFlight;
 
         Job(AsyncSend<R> send, Exchange<R> exchange) {
             this.send = send;
@@ -81,15 +82,15 @@ public final class CallDriver implements AutoCloseable {
     private final ClientConfig config;
     private final TimeSource time;
     private final Scheduler scheduler;
-    private final ScheduledThreadPoolExecutor ownedTimer;
+    private final @Nullable ScheduledThreadPoolExecutor ownedTimer;
     private final Set<Job<?>> open = ConcurrentHashMap.newKeySet();
     private final Object wakeLock = new Object();
     private boolean hasWake;
     private long wakeAtNanos;
-    private Scheduler.Cancellable wakeTask;
+    private Scheduler.@Nullable Cancellable wakeTask;
     private volatile boolean closed;
 
-    private CallDriver(ClientConfig config, CoreEnvironment environment, Scheduler scheduler) {
+    private CallDriver(ClientConfig config, CoreEnvironment environment, @Nullable Scheduler scheduler) {
         this.config = config;
         this.core = ClientCore.create(config, environment);
         this.time = environment.time();
@@ -120,7 +121,8 @@ public final class CallDriver implements AutoCloseable {
      * @param scheduler where waits are scheduled; {@code null} for one daemon thread owned (and
      *     stopped on {@link #close()}) by this driver
      */
-    public static CallDriver create(ClientConfig config, CoreEnvironment environment, Scheduler scheduler) {
+    public static CallDriver create(ClientConfig config, CoreEnvironment environment,
+            @Nullable Scheduler scheduler) {
         return new CallDriver(Objects.requireNonNull(config, "config"), Objects.requireNonNull(environment, "environment"),
                 scheduler);
     }
@@ -139,7 +141,8 @@ public final class CallDriver implements AutoCloseable {
      * @param headerKey the request's own Idempotency-Key field, or {@code null}
      * @param attemptTimeout the transport's per-attempt timeout, or {@code null} when unknown
      */
-    public static CallSpec spec(String method, URI uri, String headerKey, CallOptions options, Duration attemptTimeout) {
+    public static CallSpec spec(String method, URI uri, @Nullable String headerKey, CallOptions options,
+            @Nullable Duration attemptTimeout) {
         String key = options.idempotencyKey() != null ? options.idempotencyKey() : headerKey;
         String authority = uri.getRawAuthority();
         String host = authority != null ? authority : String.valueOf(uri.getHost());
@@ -170,8 +173,9 @@ public final class CallDriver implements AutoCloseable {
             return CompletableFuture.failedFuture(new IllegalStateException("driver is closed"));
         }
         Job<R> job = new Job<>(send, exchange);
+        CoreCall<Job<?>> call;
         try {
-            job.call = core.open(spec, job);
+            call = core.open(spec, job);
         } catch (SluiceException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -179,7 +183,7 @@ public final class CallDriver implements AutoCloseable {
         job.result.whenComplete((r, t) -> {
             open.remove(job);
             if (job.result.isCancelled()) {
-                core.cancel(job.call);
+                core.cancel(call);
                 CompletableFuture<R> f = job.inFlight;
                 if (f != null) {
                     f.cancel(true);
@@ -306,7 +310,6 @@ public final class CallDriver implements AutoCloseable {
     @SuppressWarnings("unchecked")
     private <R> void start(CoreCall<Job<?>> call) {
         Job<R> job = (Job<R>) call.attachment();
-        job.call = call;
         if (job.result.isDone()) {
             core.cancel(call);
             return;

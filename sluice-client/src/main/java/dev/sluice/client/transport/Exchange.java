@@ -1,6 +1,7 @@
 package dev.sluice.client.transport;
 
 import dev.sluice.client.core.Answer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How a {@link CallDriver} reads one transport's results: a response becomes the core's
@@ -22,7 +23,7 @@ public interface Exchange<R> {
      * How far a failed attempt got, or {@code null} when {@code error} is not an I/O failure of the
      * exchange (then it ends the call as it is). The default is {@link TransportFailures#of}.
      */
-    default Answer.Failure failure(Throwable error) {
+    default Answer.@Nullable Failure failure(Throwable error) {
         return TransportFailures.of(error);
     }
 

@@ -7,6 +7,7 @@ import dev.sluice.wire.http.HttpFields;
 import dev.sluice.wire.http.ResponseView;
 import dev.sluice.wire.problem.ProblemDetails;
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads any transport's response into the core's {@link Answer.Response}: the dialect registry
@@ -47,13 +48,13 @@ public final class ResponseAnswers {
      *     not read)
      * @param localNow the local wall clock, used only when the response has no {@code Date}
      */
-    public Answer.Response read(int status, HttpFields fields, String errorBody, Instant localNow) {
+    public Answer.Response read(int status, HttpFields fields, @Nullable String errorBody, Instant localNow) {
         String body = errorBody == null || errorBody.isEmpty() ? null : errorBody;
         ResponseView view = new ResponseView(status, fields, body);
         return new Answer.Response(reader.read(view, localNow), problemType(view));
     }
 
-    private static String problemType(ResponseView view) {
+    private static @Nullable String problemType(ResponseView view) {
         if (view.body() == null || !ProblemDetails.isProblemMediaType(view.headers().first("Content-Type").orElse(null))) {
             return null;
         }

@@ -9,6 +9,7 @@ import java.net.UnknownHostException;
 import java.nio.channels.UnresolvedAddressException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Maps a failed exchange of a blocking-socket transport (OkHttp, Apache HttpClient 5, Spring's
@@ -35,7 +36,7 @@ public final class TransportFailures {
      * {@link InterruptedIOException} (socket and call timeouts); {@code CONNECTION_LOST} for any
      * other {@link IOException}; {@code null} for anything else (not an I/O failure).
      */
-    public static Answer.Failure of(Throwable error) {
+    public static Answer.@Nullable Failure of(Throwable error) {
         Throwable c = unwrap(error);
         if (c instanceof ConnectException || c instanceof UnknownHostException
                 || c instanceof NoRouteToHostException || c instanceof UnresolvedAddressException) {

@@ -181,22 +181,17 @@ public record ListenConfig(String host, int port, Duration idleTimeout, int maxH
                 trustedProxies, Optional.empty());
     }
 
-    /** The section of the previous release: the bounds added since at their defaults. */
-    public ListenConfig(String host, int port, Duration idleTimeout, int maxHeaderCount, int maxHeaderBytes,
-            int maxRequestLineBytes, long drainBoundBytes, Transport transport, int ioThreads,
-            Duration requestHeadTimeout, Duration bodyIdleTimeout, int maxConnectionsPerIp) {
-        this(host, port, idleTimeout, maxHeaderCount, maxHeaderBytes, maxRequestLineBytes, drainBoundBytes, transport,
-                ioThreads, requestHeadTimeout, bodyIdleTimeout, maxConnectionsPerIp, autoMaxConnections(),
-                DEFAULT_MIN_BODY_RATE, DEFAULT_MIN_BODY_RATE_WINDOW, DEFAULT_WRITE_TIMEOUT,
-                DEFAULT_MAX_UPSTREAM_STREAMS_PER_CONNECTION, TrustedProxies.NONE);
-    }
-
-    /** The section of earlier releases: the head, body and per-address limits at their defaults. */
+    /**
+     * The address, idle timeout, head bounds, drain bound, transport and event loops; every other bound at
+     * its default (head and body timeouts, connections per address and in all, body rate, write timeout,
+     * upstream streams), no trusted proxies, no TLS.
+     */
     public ListenConfig(String host, int port, Duration idleTimeout, int maxHeaderCount, int maxHeaderBytes,
             int maxRequestLineBytes, long drainBoundBytes, Transport transport, int ioThreads) {
-        this(host, port, idleTimeout, maxHeaderCount, maxHeaderBytes, maxRequestLineBytes, drainBoundBytes,
-                transport, ioThreads, DEFAULT_REQUEST_HEAD_TIMEOUT, DEFAULT_BODY_IDLE_TIMEOUT,
-                DEFAULT_MAX_CONNECTIONS_PER_IP);
+        this(host, port, idleTimeout, maxHeaderCount, maxHeaderBytes, maxRequestLineBytes, drainBoundBytes, transport,
+                ioThreads, DEFAULT_REQUEST_HEAD_TIMEOUT, DEFAULT_BODY_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS_PER_IP,
+                autoMaxConnections(), DEFAULT_MIN_BODY_RATE, DEFAULT_MIN_BODY_RATE_WINDOW, DEFAULT_WRITE_TIMEOUT,
+                DEFAULT_MAX_UPSTREAM_STREAMS_PER_CONNECTION, TrustedProxies.NONE);
     }
 
     /** This section with another port (0: any free port). */

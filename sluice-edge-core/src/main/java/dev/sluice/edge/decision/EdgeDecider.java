@@ -78,8 +78,7 @@ public final class EdgeDecider {
      * @param rules the compiled configuration
      * @param store where limiter state lives
      * @param time the clock of soft-limit events
-     * @param stages the stages before the limiter, in order (empty in this release; see
-     *     {@link EdgeStage})
+     * @param stages the stages before the limiter, in order, possibly none (see {@link EdgeStage})
      */
     public EdgeDecider(EdgeRules rules, LimiterStore store, TimeSource time, List<EdgeStage> stages) {
         this(rules, store, time, stages, Optional.empty());

@@ -198,7 +198,7 @@ public final class IdempotencyStage implements EdgeStage {
         Throwable cause = error instanceof CompletionException ce && ce.getCause() != null ? ce.getCause() : error;
         Local here = local.get(key);
         if (here instanceof InFlightHere || here instanceof Unsaved) {
-            log.warn("idempotency store failed; answering from this edge's own claim: {}", cause.toString());
+            log.warn(cause, "idempotency store failed; answering from this edge's own claim");
             if (!here.target().equals(target)) {
                 return onClaim(request, chain, key, target, new Claim.Conflict(here.target()));
             }
@@ -206,11 +206,10 @@ public final class IdempotencyStage implements EdgeStage {
                     ? new Claim.Completed(u.fingerprint(), u.response()) : new Claim.InFlight(target));
         }
         if (config.onStoreUnavailable() == IdempotencyConfig.OnStoreUnavailable.FORWARD) {
-            log.warn("idempotency store failed; forwarding without a record (on-store-unavailable: forward): {}",
-                    cause.toString());
+            log.warn(cause, "idempotency store failed; forwarding without a record (on-store-unavailable: forward)");
             return chain.proceed(request);
         }
-        log.warn("idempotency store failed; answering 503 idempotency_store_unavailable: {}", cause.toString());
+        log.warn(cause, "idempotency store failed; answering 503 idempotency_store_unavailable");
         return answer(request, problems.get().idempotencyStoreUnavailable(config.unavailableRetryAfter()),
                 DecisionOutcome.UNAVAILABLE);
     }
@@ -236,8 +235,8 @@ public final class IdempotencyStage implements EdgeStage {
                 local.remove(key, pending);
             } else {
                 unwritten = true;
-                log.warn("idempotency store failed to {}; kept on this edge to retry: {}",
-                        pending instanceof Unsaved ? "record an answer" : "abandon a claim", error.toString());
+                log.warn(error, "idempotency store failed to {}; kept on this edge to retry",
+                        pending instanceof Unsaved ? "record an answer" : "abandon a claim");
             }
             return null;
         });

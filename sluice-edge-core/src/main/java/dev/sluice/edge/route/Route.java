@@ -75,13 +75,6 @@ public record Route(String method, PathPattern path, long cost, Criticality crit
                 Optional.empty());
     }
 
-    /** A route without a timeout (the form of earlier releases). */
-    public Route(String method, PathPattern path, long cost, Criticality criticality, boolean anonymous,
-            boolean dryRun, boolean idempotencyRequired, Handler handler) {
-        this(method, path, cost, criticality, anonymous, dryRun, idempotencyRequired, handler, Optional.empty(),
-                Optional.empty());
-    }
-
     /** Why {@code method} is not a usable method ({@code GET}, ... or {@code *}), or {@code null}. */
     public static String methodProblem(String method) {
         if (method.equals(ANY_METHOD)) {
@@ -102,7 +95,7 @@ public record Route(String method, PathPattern path, long cost, Criticality crit
     /** A proxied, authenticated route of cost 1, criticality {@link Criticality#CRITICAL}. */
     public static Route of(String method, String pathPattern) {
         return new Route(method, PathPattern.compile(pathPattern), 1, Criticality.CRITICAL, false, false, false,
-                Handler.PROXY);
+                Handler.PROXY, Optional.empty(), Optional.empty());
     }
 
     /** Whether this route covers a request with {@code requestMethod} and {@code requestPath}. */

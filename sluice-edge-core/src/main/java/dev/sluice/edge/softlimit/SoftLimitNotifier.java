@@ -1,5 +1,7 @@
 package dev.sluice.edge.softlimit;
 
+import dev.sluice.edge.pipeline.ThrottledLog;
+import dev.sluice.time.TimeSource;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,6 +20,8 @@ public final class SoftLimitNotifier {
     private static final Logger LOG = LoggerFactory.getLogger(SoftLimitNotifier.class);
 
     private final QuotaWarningSink sink;
+    /** A sink that is down fails for every key crossing its threshold: a few lines a minute, one stack. */
+    private final ThrottledLog failures = new ThrottledLog(LOG, TimeSource.system(), 10);
     private final ConcurrentHashMap<String, Long> lastWindow = new ConcurrentHashMap<>();
 
     public SoftLimitNotifier(QuotaWarningSink sink) {
@@ -34,7 +38,7 @@ public final class SoftLimitNotifier {
         try {
             sink.onQuotaWarning(warning);
         } catch (RuntimeException e) {
-            LOG.warn("quota.warning sink failed for policy {}: {}", warning.policy(), e.toString());
+            failures.warn(e, "quota.warning sink failed for policy {}", warning.policy());
         }
     }
 }

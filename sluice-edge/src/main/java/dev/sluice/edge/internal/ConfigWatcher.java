@@ -79,7 +79,7 @@ public final class ConfigWatcher implements AutoCloseable {
         } catch (InterruptedException | ClosedWatchServiceException e) {
             // closed
         } catch (RuntimeException e) {
-            LOG.error("configuration watcher stopped: {}", e.toString());
+            LOG.error("configuration watcher stopped", e);
         }
     }
 
@@ -103,7 +103,7 @@ public final class ConfigWatcher implements AutoCloseable {
         try {
             service.close();
         } catch (IOException e) {
-            LOG.debug("closing the watch service: {}", e.toString());
+            LOG.debug("closing the watch service failed", e);
         }
         thread.interrupt();
     }

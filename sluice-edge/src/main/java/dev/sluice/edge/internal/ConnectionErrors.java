@@ -39,7 +39,7 @@ final class ConnectionErrors extends ChannelInboundHandlerAdapter {
         if (kind != null) {
             metrics.connectionError(kind);
             if (LOG.isDebugEnabled()) {
-                LOG.debug("client connection {}: {}", ctx.channel().remoteAddress(), cause.toString());
+                LOG.debug("client connection {} failed", ctx.channel().remoteAddress(), cause);
             }
         } else {
             LOG.warn("unexpected error on client connection {}", ctx.channel().remoteAddress(), cause);

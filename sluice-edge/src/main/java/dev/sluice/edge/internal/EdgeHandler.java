@@ -361,7 +361,7 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter implements ProxyExc
         String kind = ConnectionErrors.clientCaused(cause);
         if (kind != null) {
             edge.metrics().connectionError(kind);
-            LOG.debug("client connection failed: {}", cause.toString());
+            LOG.debug("client connection failed", cause);
         } else {
             LOG.warn("unexpected error on a client {}", stream ? "stream" : "connection", cause);
         }

@@ -161,7 +161,7 @@ public final class KeyAdminApi {
                 try {
                     r = route(method, uri, body, from);
                 } catch (KeyStoreException e) {
-                    LOG.warn("admin: {} {}: key store: {}", method, uri.path(), e.getMessage());
+                    LOG.warn("admin: {} {}: key store failed", method, uri.path(), e);
                     r = problem(503, "key_store_unavailable", "The key store does not answer: " + e.getMessage());
                 } catch (BadRequest e) {
                     r = problem(e.status, e.code, e.getMessage());

@@ -7,9 +7,11 @@ import dev.sluice.edge.decision.DecisionRecord;
 import dev.sluice.edge.decision.ExchangeListener;
 import dev.sluice.edge.decision.RequestHead;
 import dev.sluice.edge.decision.Verdict;
+import dev.sluice.edge.pipeline.ThrottledLog;
 import dev.sluice.edge.response.EdgeResponse;
 import dev.sluice.edge.response.Header;
 import dev.sluice.edge.response.Problems;
+import dev.sluice.time.TimeSource;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -177,6 +179,8 @@ final class ProxyExchange implements UpstreamHandler.UpstreamListener {
     }
 
     private static final Logger LOG = LoggerFactory.getLogger(ProxyExchange.class);
+    /** Per-request failures (a stage or a listener that throws): a few lines a minute, one stack trace. */
+    private static final ThrottledLog FAILURES = new ThrottledLog(LOG, TimeSource.system(), 20);
     /** an illegal transition throws where assertions are on (tests), else it aborts the exchange */
     static final boolean STRICT = ProxyExchange.class.desiredAssertionStatus();
     private static final Map<State, Map<Event, State>> TRANSITIONS = transitions();
@@ -474,7 +478,7 @@ final class ProxyExchange implements UpstreamHandler.UpstreamListener {
             return;
         }
         if (error != null) {
-            LOG.warn("decision failed for {} {}: {}", head.method(), head.path(), error.toString());
+            FAILURES.warn(error, "decision failed for {} {}", head.method(), head.path());
             answer(problems().plain(500, "internal_error", "Internal error",
                     "The edge could not decide on this request."));
             return;
@@ -929,7 +933,7 @@ final class ProxyExchange implements UpstreamHandler.UpstreamListener {
             try {
                 l.onUpstreamResponse(status);
             } catch (RuntimeException e) {
-                LOG.warn("exchange listener failed: {}", e.toString());
+                FAILURES.warn(e, "exchange listener failed");
             }
         }
         if (taps != null) {
@@ -1109,7 +1113,7 @@ final class ProxyExchange implements UpstreamHandler.UpstreamListener {
         releaseUpstream(false);
         String route = forward.record().route();
         edge.metrics().upstreamOutcome(route, timeout ? "timeout" : "unreachable");
-        LOG.debug("upstream failed for {}: {}", route, cause.toString());
+        LOG.debug("upstream failed for {}", route, cause);
         boolean started = state == State.HOLDING || state == State.RESPONDING;
         if (!to(started ? Event.CUT : Event.ANSWERED)) {
             return;
@@ -1153,7 +1157,7 @@ final class ProxyExchange implements UpstreamHandler.UpstreamListener {
             try {
                 l.onEnd(completed);
             } catch (RuntimeException e) {
-                LOG.warn("exchange listener failed: {}", e.toString());
+                FAILURES.warn(e, "exchange listener failed");
             }
         }
     }
@@ -1214,7 +1218,7 @@ final class ProxyExchange implements UpstreamHandler.UpstreamListener {
         try {
             r.run();
         } catch (RuntimeException e) {
-            LOG.warn("body tap failed: {}", e.toString());
+            FAILURES.warn(e, "body tap failed");
         }
     }
 

@@ -140,7 +140,7 @@ public final class ServerInitializers {
                 return;
             }
             edge.metrics().rejectedConnection("accept_failed");
-            log.warn("accepting a connection failed ({}); pausing accepts for 1 s", cause.toString());
+            log.warn(cause, "accepting a connection failed; pausing accepts for 1 s");
             ChannelConfig config = ctx.channel().config();
             if (config.isAutoRead()) {
                 config.setAutoRead(false);

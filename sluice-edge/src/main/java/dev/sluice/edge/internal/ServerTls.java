@@ -115,7 +115,7 @@ public final class ServerTls implements AutoCloseable {
                     .toInstant(), config.certificate());
             return true;
         } catch (TlsFileException | RuntimeException e) {
-            LOG.warn("listen.tls: keeping the previous certificate: {}", e.getMessage());
+            LOG.warn("listen.tls: keeping the previous certificate", e);
             return false;
         }
     }

@@ -173,8 +173,7 @@ public final class UpstreamPool implements AutoCloseable {
         public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
             if (evt instanceof SslHandshakeCompletionEvent done) {
                 if (!done.isSuccess()) {
-                    handshakeLog.warn("upstream {}: TLS handshake failed: {}", config.url(),
-                            done.cause().getMessage());
+                    handshakeLog.warn(done.cause(), "upstream {}: TLS handshake failed", config.url());
                 }
                 ctx.fireUserEventTriggered(evt);
                 ctx.pipeline().remove(this);

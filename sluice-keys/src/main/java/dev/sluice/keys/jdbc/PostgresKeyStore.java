@@ -10,6 +10,7 @@ import dev.sluice.edge.decision.KeyIds;
 import dev.sluice.edge.keys.KeyAdministration;
 import dev.sluice.edge.keys.KeyHashing;
 import dev.sluice.edge.keys.StoredKey;
+import dev.sluice.keys.ApiKeyStore;
 import dev.sluice.keys.KeyBackend;
 import dev.sluice.keys.KeyChanges;
 import dev.sluice.keys.KeyStoreConfig;
@@ -45,7 +46,7 @@ import org.slf4j.LoggerFactory;
  * <p>Connections: a HikariCP pool that may start while the database is down (the edge then runs degraded
  * if so configured); the schema is migrated on the first successful connection. Thread-safe.
  */
-public final class PostgresKeyStore implements KeyBackend, KeyAdministration {
+public final class PostgresKeyStore implements ApiKeyStore {
 
     private static final Logger LOG = LoggerFactory.getLogger(PostgresKeyStore.class);
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -103,7 +104,7 @@ public final class PostgresKeyStore implements KeyBackend, KeyAdministration {
         return store;
     }
 
-    /** The hashing new keys are stored under. */
+    @Override
     public KeyHashing hashing() {
         return hashing;
     }
@@ -154,6 +155,7 @@ public final class PostgresKeyStore implements KeyBackend, KeyAdministration {
     }
 
     /** The URL without its query string (it may carry a password). */
+    @Override
     public String redacted() {
         String u = config.url();
         int q = u.indexOf('?');
@@ -280,7 +282,7 @@ public final class PostgresKeyStore implements KeyBackend, KeyAdministration {
         });
     }
 
-    /** Sets (or with empty, clears) a key's own {@code quota.warning} destination. */
+    @Override
     public Optional<KeyRecord> setWarningDestination(String keyId, Optional<String> url) {
         return update("UPDATE " + prefix + "sluice_api_keys SET warning_destination = ? WHERE key_id = ? RETURNING "
                 + COLUMNS, ps -> {

@@ -179,8 +179,8 @@ public record FleetSettings(int clients, Arrivals arrivals, CallShape call, SdkS
     }
 
     /**
-     * The application's retry loop around the SDK (SPEC §4.7 says there should be none; the seed's
-     * incident had one): after a failed call, sleep {@code base · factor^(n-1)} (times {@code U(0,1)}
+     * The application's retry loop around the SDK (SPEC §4.7 says there should be none; the
+     * incident of §7.2 had one): after a failed call, sleep {@code base · factor^(n-1)} (times {@code U(0,1)}
      * when {@code jitter}) and call again, up to {@code attempts} calls in all.
      *
      * @param attempts calls per job, 1 for no loop

@@ -78,17 +78,10 @@ public record PolicySnapshot(
                 : Collections.unmodifiableMap(new LinkedHashMap<>(attributes));
     }
 
-    /** The original seven-component shape; {@code used}, {@code resetAt} and attributes empty; a relative reset. */
+    /** A policy without {@code used}, {@code resetAt} or attributes, its reset relative. */
     public PolicySnapshot(@Nullable String name, @Nullable Long quota, @Nullable Long windowSeconds,
             @Nullable Long remaining, @Nullable Duration resetIn, @Nullable String quotaUnit, PolicyKind kind) {
         this(name, quota, windowSeconds, remaining, resetIn, quotaUnit, kind, null, null, Map.of(), false);
-    }
-
-    /** The ten-component shape of earlier releases: a relative reset ({@code absoluteReset} false). */
-    public PolicySnapshot(@Nullable String name, @Nullable Long quota, @Nullable Long windowSeconds,
-            @Nullable Long remaining, @Nullable Duration resetIn, @Nullable String quotaUnit, PolicyKind kind,
-            @Nullable Long used, @Nullable Instant resetAt, Map<String, String> attributes) {
-        this(name, quota, windowSeconds, remaining, resetIn, quotaUnit, kind, used, resetAt, attributes, false);
     }
 
     public static Builder builder() {

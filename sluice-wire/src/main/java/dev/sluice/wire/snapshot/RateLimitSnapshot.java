@@ -82,20 +82,12 @@ public record RateLimitSnapshot(
         }
     }
 
-    /** The original nine-component shape; {@code violatedPolicies} follows {@code violatedPolicy}; no age. */
+    /** A snapshot whose {@code violatedPolicies} follows {@code violatedPolicy}, and with no age. */
     public RateLimitSnapshot(int status, Outcome outcome, @Nullable String dialect, @Nullable Duration retryAfter,
             boolean cached, List<PolicySnapshot> policies, @Nullable String violatedPolicy, @Nullable Instant quotaResetAt,
             Map<String, String> attributes) {
         this(status, outcome, dialect, retryAfter, cached, policies, violatedPolicy, quotaResetAt, attributes,
                 List.of(), null);
-    }
-
-    /** The ten-component shape of earlier releases: no age. */
-    public RateLimitSnapshot(int status, Outcome outcome, @Nullable String dialect, @Nullable Duration retryAfter,
-            boolean cached, List<PolicySnapshot> policies, @Nullable String violatedPolicy, @Nullable Instant quotaResetAt,
-            Map<String, String> attributes, List<String> violatedPolicies) {
-        this(status, outcome, dialect, retryAfter, cached, policies, violatedPolicy, quotaResetAt, attributes,
-                violatedPolicies, null);
     }
 
     /** {@link #retryAfter()} in milliseconds, or {@code null} (the {@code retry_after_ms} of explain). */

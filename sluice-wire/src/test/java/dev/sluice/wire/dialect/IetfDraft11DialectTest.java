@@ -30,9 +30,9 @@ class IetfDraft11DialectTest {
         assertThat(s.outcome()).isEqualTo(Outcome.OK);
         assertThat(s.policies()).containsExactly(
                 new PolicySnapshot("burst", 20L, 2L, 7L, Duration.ofSeconds(2), "requests", PolicyKind.BURST, null,
-                        Instant.parse("2026-11-30T18:00:02Z"), Map.of()),
+                        Instant.parse("2026-11-30T18:00:02Z"), Map.of(), false),
                 new PolicySnapshot("daily", 10_000L, 86_400L, 2_310L, Duration.ofSeconds(21_600), "requests",
-                        PolicyKind.QUOTA, null, Instant.parse("2026-12-01T00:00:00Z"), Map.of()));
+                        PolicyKind.QUOTA, null, Instant.parse("2026-12-01T00:00:00Z"), Map.of(), false));
     }
 
     @Test

@@ -8,7 +8,9 @@ import java.util.EnumMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.OptionalLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The bounded, deadline-aware priority admission queue (SPEC §5), as a data structure with no
@@ -51,7 +53,7 @@ public final class AdmissionQueue<E> {
     /** The result of a submit. */
     public sealed interface Admission<E> {
         /** Queued; {@code evicted} is the entry it displaced, or {@code null}. */
-        record Admitted<E>(E evicted) implements Admission<E> {
+        record Admitted<E>(@Nullable E evicted) implements Admission<E> {
         }
 
         /** Not queued. */
@@ -120,7 +122,7 @@ public final class AdmissionQueue<E> {
             // nothing starts before the pause ends, and the deadline comes first: fail now, not later
             return reject(ShedReason.DEADLINE_AT_SUBMIT, Duration.ofNanos(pausedUntilNanos - nowNanos));
         }
-        E evicted = null;
+        @Nullable E evicted = null;
         if (entries.size() >= config.maxQueue()) {
             Entry<E> victim = evictionVictim(priority);
             if (victim == null) {
@@ -157,7 +159,7 @@ public final class AdmissionQueue<E> {
             hasWake = true;
         } else {
             while (inFlight < config.maxConcurrent() && !entries.isEmpty()) {
-                Entry<E> head = next(nowNanos);
+                Entry<E> head = Objects.requireNonNull(next(nowNanos), "the queue is not empty");
                 long w = gate.waitNanos(head.item, nowNanos);
                 if (w == 0) {
                     entries.remove(head);
@@ -234,7 +236,7 @@ public final class AdmissionQueue<E> {
      * Stops starting new work for {@code retryAfter} (SPEC §5.4: called on a 429). A shorter penalty
      * never shortens a longer one; nothing in flight is cancelled.
      */
-    public void penalise(Duration retryAfter, long nowNanos) {
+    public void penalise(@Nullable Duration retryAfter, long nowNanos) {
         if (retryAfter == null || retryAfter.isNegative() || retryAfter.isZero()) {
             return;
         }
@@ -283,8 +285,8 @@ public final class AdmissionQueue<E> {
     }
 
     /** The newest-queued entry of the least urgent level, if that level is less urgent than {@code priority}. */
-    private Entry<E> evictionVictim(int priority) {
-        Entry<E> victim = null;
+    private @Nullable Entry<E> evictionVictim(int priority) {
+        @Nullable Entry<E> victim = null;
         for (Entry<E> e : entries) {
             if (e.priority <= priority) {
                 continue;
@@ -297,8 +299,8 @@ public final class AdmissionQueue<E> {
         return victim;
     }
 
-    private Entry<E> next(long nowNanos) {
-        Entry<E> best = null;
+    private @Nullable Entry<E> next(long nowNanos) {
+        @Nullable Entry<E> best = null;
         int bestLevel = Integer.MAX_VALUE;
         for (Entry<E> e : entries) {
             int level = effectivePriority(e, nowNanos);

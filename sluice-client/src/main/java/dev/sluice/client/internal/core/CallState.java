@@ -4,44 +4,46 @@ import dev.sluice.client.SluiceException;
 import dev.sluice.client.core.CallSpec;
 import dev.sluice.client.core.CoreCall;
 import dev.sluice.wire.snapshot.RateLimitSnapshot;
+import org.jspecify.annotations.Nullable;
 
 /** The core's record of one logical call; mutated only under the core's lock. */
 final class CallState<A> implements CoreCall<A> {
 
     /**
-     * RESERVED: a slot is held while a shared pacer store is asked for the call's tokens, off the
+     * OPENED: being opened, under the core's lock, not yet queued or refused; RESERVED: a slot is
+     * held while a shared pacer store is asked for the call's tokens, off the
      * core's lock; WAITING_FOR_BUDGET: a retry whose wait is over, waiting for room in the retry
      * budget (and, while later calls are still answered 503, for the server to recover).
      */
-    enum Phase { QUEUED, RESERVED, WAITING_TO_RETRY, WAITING_FOR_BUDGET, IN_FLIGHT, DONE }
+    enum Phase { OPENED, QUEUED, RESERVED, WAITING_TO_RETRY, WAITING_FOR_BUDGET, IN_FLIGHT, DONE }
 
     final long id;
     final CallSpec spec;
     final A attachment;
-    final String idempotencyKey;
+    final @Nullable String idempotencyKey;
     final boolean hasDeadline;
     final long deadlineNanos;
     final int maxAttempts;
 
     volatile int attempts;
-    Phase phase;
+    Phase phase = Phase.OPENED;
     long enqueuedNanos;
     long startedNanos;
     long retryAtNanos;
     int lastStatus;
-    RateLimitSnapshot lastSnapshot;
+    @Nullable RateLimitSnapshot lastSnapshot;
     /** The transport may send each attempt of this call twice (it did, or may have, once). */
     boolean transportMayResend;
     /** Set by the pacer gate when it refuses the call. */
-    SluiceException gateError;
+    @Nullable SluiceException gateError;
     /** Waiting since (opened, or last answered), and waited in all before its attempts. */
     long idleSinceNanos;
     long waitedNanos;
-    private dev.sluice.client.CallEvent event;
+    private dev.sluice.client.@Nullable CallEvent event;
     /** The tokens a reserved call asks the shared store for. */
     double reservedTake;
     /** The retry that must be granted by the retry budget when its wait is over; {@code null} for none. */
-    dev.sluice.client.internal.retry.Classification.Retryable budgetRetry;
+    dev.sluice.client.internal.retry.Classification.@Nullable Retryable budgetRetry;
     /** Whether that retry may wait for room in the budget (the call has a deadline), and until when. */
     boolean budgetWaits;
     long budgetUntilNanos;
@@ -50,7 +52,7 @@ final class CallState<A> implements CoreCall<A> {
     /** A shared budget is being asked for it, off the core's lock. */
     boolean askingBudget;
 
-    CallState(long id, CallSpec spec, A attachment, String idempotencyKey, boolean hasDeadline,
+    CallState(long id, CallSpec spec, A attachment, @Nullable String idempotencyKey, boolean hasDeadline,
             long deadlineNanos, int maxAttempts) {
         this.id = id;
         this.spec = spec;
@@ -72,7 +74,7 @@ final class CallState<A> implements CoreCall<A> {
     }
 
     @Override
-    public String idempotencyKey() {
+    public @Nullable String idempotencyKey() {
         return idempotencyKey;
     }
 

@@ -13,7 +13,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The core's own counters, fed as a listener, and forwarding to the user's listener with its
@@ -89,7 +91,7 @@ final class Counters implements ClientListener {
     }
 
     @Override
-    public void onCallEnd(CallEvent call, int attempts, Duration waited, SluiceException error) {
+    public void onCallEnd(CallEvent call, int attempts, Duration waited, @Nullable SluiceException error) {
         safely(() -> user.onCallEnd(call, attempts, waited, error));
     }
 
@@ -131,14 +133,15 @@ final class Counters implements ClientListener {
     }
 
     @Override
-    public void onQuotaExceeded(String host, String policy, Instant resetAt) {
+    public void onQuotaExceeded(String host, @Nullable String policy, @Nullable Instant resetAt) {
         quotaErrors.increment();
         safely(() -> user.onQuotaExceeded(host, policy, resetAt));
     }
 
     @Override
     public void onShed(String host, ShedReason reason) {
-        shed.get(reason).increment();
+        // both maps hold every constant from construction on
+        Objects.requireNonNull(shed.get(reason)).increment();
         safely(() -> user.onShed(host, reason));
     }
 
@@ -149,7 +152,7 @@ final class Counters implements ClientListener {
 
     @Override
     public void onFallback(String host, FallbackReason reason) {
-        fallbacks.get(reason).increment();
+        Objects.requireNonNull(fallbacks.get(reason)).increment();
         safely(() -> user.onFallback(host, reason));
     }
 

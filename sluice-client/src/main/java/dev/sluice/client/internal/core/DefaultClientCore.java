@@ -44,9 +44,11 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.PriorityQueue;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The reference {@link ClientCore}: one lock around small, non-blocking sections; no threads; time
@@ -68,9 +70,9 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
     private final AdaptiveThrottle throttle;
     private final RetryBudgetStore budget;
     /** The user's shared bucket, asked off the lock; {@code null} for the in-memory one. */
-    private final TokenBucketStore sharedBucket;
+    private final @Nullable TokenBucketStore sharedBucket;
     /** The user's shared budget, asked off the lock; {@code null} for the in-memory one. */
-    private final OffLockStores.Budget sharedBudget;
+    private final OffLockStores.@Nullable Budget sharedBudget;
     private final Pacer pacer;
     private final AdmissionQueue<CallState<A>> queue;
     private final AttemptLedger ledger;
@@ -100,15 +102,25 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
         this.throttle = new AdaptiveThrottle(config.throttle());
         // a user-supplied store (Redis-shared, SPEC §4.8) may block: it is never called under the lock
         // (OffLockStores); the in-memory ones are O(1) and stay inline, so a simulation stays deterministic
-        boolean userBucket = env.bucket() != null && !(env.bucket() instanceof InMemoryTokenBucket);
-        boolean userBudget = env.budget() != null && !(env.budget() instanceof InMemoryRetryBudget);
-        OffLockStores.SerialExecutor writes = userBucket || userBudget ? new OffLockStores.SerialExecutor() : null;
-        this.sharedBucket = userBucket ? env.bucket() : null;
-        this.sharedBudget = userBudget ? new OffLockStores.Budget(env.budget(), writes) : null;
-        this.budget = userBudget ? sharedBudget
-                : env.budget() != null ? env.budget() : new InMemoryRetryBudget(config.budget());
-        TokenBucketStore bucket = userBucket ? new OffLockStores.Bucket(env.bucket(), writes)
-                : env.bucket() != null ? env.bucket() : Pacer.inMemoryStore(now);
+        TokenBucketStore envBucket = env.bucket();
+        RetryBudgetStore envBudget = env.budget();
+        // starts no thread until a write is queued
+        OffLockStores.SerialExecutor writes = new OffLockStores.SerialExecutor();
+        if (envBucket != null && !(envBucket instanceof InMemoryTokenBucket)) {
+            this.sharedBucket = envBucket;
+            envBucket = new OffLockStores.Bucket(envBucket, writes);
+        } else {
+            this.sharedBucket = null;
+        }
+        if (envBudget != null && !(envBudget instanceof InMemoryRetryBudget)) {
+            OffLockStores.Budget shared = new OffLockStores.Budget(envBudget, writes);
+            this.sharedBudget = shared;
+            this.budget = shared;
+        } else {
+            this.sharedBudget = null;
+            this.budget = envBudget != null ? envBudget : new InMemoryRetryBudget(config.budget());
+        }
+        TokenBucketStore bucket = envBucket != null ? envBucket : Pacer.inMemoryStore(now);
         this.pacer = new Pacer(config.pacer(), bucket, config.retry().resetMargin(), now);
         this.queue = new AdmissionQueue<>(config.admission());
         this.ledger = new AttemptLedger(config.retry().maxAttemptsPerIdempotencyKey(), LEDGER_KEYS, LEDGER_TTL);
@@ -127,8 +139,9 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
             if (key == null && !spec.idempotentMethod() && config.retry().mintIdempotencyKeys()) {
                 key = env.idempotencyKeys().get(); // once per logical call (R07b)
             }
-            boolean hasDeadline = spec.deadline() != null;
-            long deadline = hasDeadline ? now + Math.min(spec.deadline().toNanos(), Long.MAX_VALUE / 4) : 0;
+            Duration specDeadline = spec.deadline();
+            boolean hasDeadline = specDeadline != null;
+            long deadline = specDeadline != null ? now + Math.min(specDeadline.toNanos(), Long.MAX_VALUE / 4) : 0;
             int maxAttempts = spec.retries() ? config.retry().maxAttempts() : 1;
             CallState<A> call = new CallState<>(nextId++, spec, attachment, key, hasDeadline, deadline, maxAttempts);
             call.idleSinceNanos = now;
@@ -262,7 +275,8 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
     private Dispatch<A> commitBudgetAsk(Dispatch<A> d, CallState<A> call) {
         boolean granted;
         try {
-            granted = sharedBudget.tryAcquireRetry(time.nanoTime());
+            granted = Objects.requireNonNull(sharedBudget, "asked only with a shared budget")
+                    .tryAcquireRetry(time.nanoTime());
         } catch (RuntimeException e) {
             // a store that fails must not let retries out unbudgeted: the call keeps waiting until its time
             System.getLogger("dev.sluice.client").log(System.Logger.Level.WARNING,
@@ -300,7 +314,8 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
 
     private long askSharedBucket(CallState<A> call) {
         try {
-            return sharedBucket.tryAcquire(call.reservedTake, time.nanoTime());
+            return Objects.requireNonNull(sharedBucket, "asked only with a shared bucket")
+                    .tryAcquire(call.reservedTake, time.nanoTime());
         } catch (IllegalArgumentException e) {
             return AdmissionQueue.Gate.REJECT;
         } catch (RuntimeException e) {
@@ -356,7 +371,7 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
                     ShedReason.DEADLINE_AT_DEQUEUE, r.item().attempts)));
         }
         for (CallState<A> call : poll.rejectedByGate()) {
-            failed.add(end(call, call.gateError));
+            failed.add(end(call, Objects.requireNonNull(call.gateError, "set by the gate that refused it")));
         }
         OptionalLong wake = poll.wakeAtNanos();
         if (!retryTimers.isEmpty()) {
@@ -433,7 +448,8 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
 
     /** A waiting retry's time is up: the answer's own error, the budget's refusal as its cause if it refused. */
     private SluiceException retryNotGranted(CallState<A> call) {
-        Classification.Retryable r = call.budgetRetry;
+        Classification.Retryable r = Objects.requireNonNull(call.budgetRetry,
+                "a call waits for the budget with its retry");
         call.budgetRetry = null;
         counters.retries.decrement(); // counted when scheduled; never granted after all
         if (call.budgetRefused || !call.budgetWaits) {
@@ -712,6 +728,9 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
         lock.lock();
         try {
             switch (call.phase) {
+                case OPENED -> {
+                    // open() has not returned it yet: nothing to take back
+                }
                 case QUEUED -> queue.remove(call);
                 case WAITING_TO_RETRY -> retryTimers.remove(call);
                 case WAITING_FOR_BUDGET -> budgetWaiters.remove(call); // a budget answer on its way finds it done
@@ -810,7 +829,7 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
     // --- under the lock ---
 
     /** Puts a call in the queue; returns the error to end it with when the queue refuses it. */
-    private SluiceException enqueue(CallState<A> call, long now) {
+    private @Nullable SluiceException enqueue(CallState<A> call, long now) {
         AdmissionQueue.Admission<CallState<A>> a = queue.submit(call, call.spec.priority().level(), call.id,
                 call.hasDeadline, call.deadlineNanos, now);
         return switch (a) {
@@ -864,7 +883,8 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
      * quota or a pause past the maximum wait (never undercut, SPEC §2.4), or a token that comes after
      * the call's deadline; {@code null} when the call may wait. Counts what it refuses.
      */
-    private SluiceException pacerRefusal(CallState<A> call, long waitNanos, long now, ShedReason deadlineReason) {
+    private @Nullable SluiceException pacerRefusal(CallState<A> call, long waitNanos, long now,
+            ShedReason deadlineReason) {
         if (waitNanos > maxWaitNanos) {
             SluiceException quota = spentQuotaError(call, now);
             if (quota != null) {
@@ -888,7 +908,7 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
      * token within the maximum wait: it is spent and pauses the bucket, or its last {@code r} are
      * spread over its reset so thinly that the next comes too late (SPEC §4.6); else {@code null}.
      */
-    private SluiceException spentQuotaError(CallState<A> call, long now) {
+    private @Nullable SluiceException spentQuotaError(CallState<A> call, long now) {
         Pacer.Block block = pacer.block(now);
         String message;
         if (block != null && block.kind() == PolicyKind.QUOTA) {
@@ -917,7 +937,7 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
         if (block != null && block.kind() == PolicyKind.QUOTA) {
             return; // the policies said it already
         }
-        Duration wait = null;
+        @Nullable Duration wait = null;
         if (answer instanceof Answer.Response r) {
             wait = r.snapshot().suggestedWait(config.retry().resetMargin()).orElse(null);
         }

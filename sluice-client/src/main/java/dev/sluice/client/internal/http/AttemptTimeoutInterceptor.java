@@ -2,6 +2,7 @@ package dev.sluice.client.internal.http;
 
 import java.net.http.HttpRequest;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Bounds each attempt: the request's own timeout, else the client's default attempt timeout,
@@ -10,9 +11,9 @@ import java.time.Duration;
  */
 final class AttemptTimeoutInterceptor implements RequestInterceptor {
 
-    private final Duration defaultTimeout;
+    private final @Nullable Duration defaultTimeout;
 
-    AttemptTimeoutInterceptor(Duration defaultTimeout) {
+    AttemptTimeoutInterceptor(@Nullable Duration defaultTimeout) {
         this.defaultTimeout = defaultTimeout;
     }
 

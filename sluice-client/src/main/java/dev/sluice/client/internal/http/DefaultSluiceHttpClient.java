@@ -31,6 +31,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -40,6 +41,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@link SluiceHttpClient} over the JDK {@link HttpClient}: a driver of the transport-free
@@ -57,17 +59,18 @@ public final class DefaultSluiceHttpClient implements SluiceHttpClient {
         final HttpResponse.BodyHandler<T> handler;
         final CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
         /** For a blocking {@code send}: the attempts its caller's thread is to send; else {@code null}. */
-        final BlockingQueue<Runnable> handoff;
-        volatile CoreCall<Exchange<?>> call;
-        volatile CompletableFuture<?> inFlight;
+        final @Nullable BlockingQueue<Runnable> handoff;
+        /** The attempt the JDK client is sending asynchronously, once one started. */
+        volatile @Nullable CompletableFuture<?> inFlight;
         /** The caller's thread while it is inside the JDK's blocking {@code send}; guarded by {@code this}. */
-        private Thread sender;
+        private @Nullable Thread sender;
         private boolean aborted;
 
-        Exchange(HttpRequest request, HttpResponse.BodyHandler<T> handler, boolean blocking) {
+        Exchange(HttpRequest request, HttpResponse.BodyHandler<T> handler,
+                @Nullable BlockingQueue<Runnable> handoff) {
             this.request = request;
             this.handler = handler;
-            this.handoff = blocking ? new LinkedBlockingQueue<>() : null;
+            this.handoff = handoff;
         }
 
         synchronized void sending(Thread thread) {
@@ -97,30 +100,36 @@ public final class DefaultSluiceHttpClient implements SluiceHttpClient {
     private final DefaultClientCore<Exchange<?>> core;
     private final TimeSource time;
     private final Scheduler scheduler;
-    private final ExecutorScheduler ownedScheduler;
+    private final @Nullable ExecutorScheduler ownedScheduler;
     private final SnapshotReading reading;
     private final List<RequestInterceptor> interceptors;
-    private final Duration defaultDeadline;
-    private final Duration attemptTimeout;
+    private final @Nullable Duration defaultDeadline;
+    private final @Nullable Duration attemptTimeout;
     private final String keyHeader;
     private final Set<Exchange<?>> open = ConcurrentHashMap.newKeySet();
     private final AtomicInteger busy = new AtomicInteger();
     private final Object wakeLock = new Object();
     private boolean hasWake;
     private long wakeAtNanos;
-    private Scheduler.Cancellable wakeTask;
+    private Scheduler.@Nullable Cancellable wakeTask;
     private volatile boolean closed;
 
-    public DefaultSluiceHttpClient(HttpClient http, ClientConfig config, Duration defaultDeadline,
-            Duration attemptTimeout, TimeSource time, RandomGenerator random, Supplier<String> idempotencyKeys,
-            ClientListener listener, Scheduler scheduler, ResponseReader reader, TokenBucketStore bucket,
-            RetryBudgetStore budget) {
+    public DefaultSluiceHttpClient(HttpClient http, ClientConfig config, @Nullable Duration defaultDeadline,
+            @Nullable Duration attemptTimeout, TimeSource time, RandomGenerator random,
+            Supplier<String> idempotencyKeys, ClientListener listener, @Nullable Scheduler scheduler,
+            @Nullable ResponseReader reader, @Nullable TokenBucketStore bucket, @Nullable RetryBudgetStore budget) {
         this.http = http;
         this.time = time;
         this.core = new DefaultClientCore<>(config, new CoreEnvironment(time, random, idempotencyKeys, listener,
                 bucket, budget));
-        this.ownedScheduler = scheduler == null ? new ExecutorScheduler() : null;
-        this.scheduler = scheduler != null ? scheduler : ownedScheduler;
+        if (scheduler != null) {
+            this.ownedScheduler = null;
+            this.scheduler = scheduler;
+        } else {
+            ExecutorScheduler owned = new ExecutorScheduler();
+            this.ownedScheduler = owned;
+            this.scheduler = owned;
+        }
         this.reading = new SnapshotReading(reader != null ? reader : DialectRegistry.standard()::read);
         this.keyHeader = config.retry().idempotencyKeyHeader();
         this.interceptors = List.of(new IdempotencyKeyInterceptor(keyHeader), new AttemptTimeoutInterceptor(attemptTimeout));
@@ -138,13 +147,14 @@ public final class DefaultSluiceHttpClient implements SluiceHttpClient {
     @Override
     public <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler, CallOptions options)
             throws IOException, InterruptedException {
-        Exchange<T> ex = new Exchange<>(request, handler, true);
+        BlockingQueue<Runnable> handoff = new LinkedBlockingQueue<>();
+        Exchange<T> ex = new Exchange<>(request, handler, handoff);
         CompletableFuture<HttpResponse<T>> f = submit(ex, options);
         try {
             while (!f.isDone()) {
-                ex.handoff.take().run();
+                handoff.take().run();
             }
-            for (Runnable late; (late = ex.handoff.poll()) != null; ) {
+            for (Runnable late; (late = handoff.poll()) != null; ) {
                 late.run(); // an attempt started as the call ended: it is discarded
             }
             return f.get();
@@ -169,7 +179,7 @@ public final class DefaultSluiceHttpClient implements SluiceHttpClient {
     @Override
     public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, HttpResponse.BodyHandler<T> handler,
             CallOptions options) {
-        return submit(new Exchange<>(request, handler, false), options);
+        return submit(new Exchange<>(request, handler, null), options);
     }
 
     private <T> CompletableFuture<HttpResponse<T>> submit(Exchange<T> ex, CallOptions options) {
@@ -183,8 +193,9 @@ public final class DefaultSluiceHttpClient implements SluiceHttpClient {
         boolean retries = options.retries() && !RetryScope.isActive(); // one layer retries (SPEC §4.7)
         CallSpec spec = new CallSpec(request.method(), host(request.uri()), key, deadline, options.priority(),
                 options.cost(), request.timeout().orElse(attemptTimeout), retries, request.uri());
+        CoreCall<Exchange<?>> call;
         try {
-            ex.call = core.open(spec, ex);
+            call = core.open(spec, ex);
         } catch (SluiceException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -195,7 +206,7 @@ public final class DefaultSluiceHttpClient implements SluiceHttpClient {
                 ex.handoff.add(NOTHING); // wakes the caller waiting for its next attempt
             }
             if (ex.result.isCancelled()) {
-                core.cancel(ex.call);
+                core.cancel(call);
                 CompletableFuture<?> inFlight = ex.inFlight;
                 if (inFlight != null) {
                     inFlight.cancel(true);
@@ -322,7 +333,6 @@ public final class DefaultSluiceHttpClient implements SluiceHttpClient {
     @SuppressWarnings("unchecked")
     private <T> void startAttempt(CoreCall<Exchange<?>> call) {
         Exchange<T> ex = (Exchange<T>) call.attachment();
-        ex.call = call;
         if (ex.result.isDone()) {
             core.cancel(call);
             return;
@@ -394,7 +404,7 @@ public final class DefaultSluiceHttpClient implements SluiceHttpClient {
     }
 
     private <T> void onAttemptDone(Exchange<T> ex, CoreCall<Exchange<?>> call, HttpRequest sent,
-            HttpResponse<Payload<T>> response, Throwable error) {
+            @Nullable HttpResponse<Payload<T>> response, @Nullable Throwable error) {
         if (ex.result.isDone()) {
             core.cancel(call); // the caller cancelled; the answer is not wanted
             return;
@@ -410,7 +420,8 @@ public final class DefaultSluiceHttpClient implements SluiceHttpClient {
             }
         } else {
             try {
-                answer = reading.read(response, time.now());
+                answer = reading.read(Objects.requireNonNull(response, "an attempt ends with a response or an error"),
+                        time.now());
             } catch (RuntimeException e) {
                 core.cancel(call);
                 ex.result.completeExceptionally(e);
@@ -421,13 +432,14 @@ public final class DefaultSluiceHttpClient implements SluiceHttpClient {
         Decision decision = core.onAnswer(call, answer);
         switch (decision) {
             case Decision.Return r -> {
-                if (response.body() instanceof Payload.Delivered<T> d) {
-                    ex.result.complete(new DeliveredResponse<>(response, d.body(), sent, call.attempts(), call.waited(),
+                HttpResponse<Payload<T>> ok = Objects.requireNonNull(response, "only a response is returned");
+                if (ok.body() instanceof Payload.Delivered<T> d) {
+                    ex.result.complete(new DeliveredResponse<>(ok, d.body(), sent, call.attempts(), call.waited(),
                             call.id(), call.idempotencyKey()));
                 } else {
-                    ex.result.completeExceptionally(new ClientErrorException("status " + response.statusCode()
+                    ex.result.completeExceptionally(new ClientErrorException("status " + ok.statusCode()
                             + " was read as a success but its body was consumed as an error body",
-                            response.statusCode(), null, call.attempts()));
+                            ok.statusCode(), null, call.attempts()));
                 }
             }
             case Decision.RetryAfter r -> {

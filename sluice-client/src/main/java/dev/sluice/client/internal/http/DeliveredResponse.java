@@ -9,10 +9,11 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Optional;
 import javax.net.ssl.SSLSession;
+import org.jspecify.annotations.Nullable;
 
 /** The JDK response with the caller's body unwrapped from its {@link Payload}, and what the call took. */
 record DeliveredResponse<T>(HttpResponse<?> raw, T body, HttpRequest request, int attempts, Duration waited,
-        long callId, String key) implements SluiceResponse<T> {
+        long callId, @Nullable String key) implements SluiceResponse<T> {
 
     @Override
     public Optional<String> idempotencyKey() {

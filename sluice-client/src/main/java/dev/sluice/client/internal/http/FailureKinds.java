@@ -10,6 +10,7 @@ import java.net.http.HttpTimeoutException;
 import java.nio.channels.UnresolvedAddressException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Maps a failed JDK exchange to how far the request got (SPEC §4.2, R07a): nothing can have been
@@ -31,8 +32,8 @@ import java.util.concurrent.ExecutionException;
 final class FailureKinds {
 
     /** Read once, as the JDK reads them when {@code MultiExchange} loads. */
-    private static final String ALL_METHODS = System.getProperty("jdk.httpclient.enableAllMethodRetry");
-    private static final String RETRY_LIMIT = System.getProperty("jdk.httpclient.redirects.retrylimit");
+    private static final @Nullable String ALL_METHODS = System.getProperty("jdk.httpclient.enableAllMethodRetry");
+    private static final @Nullable String RETRY_LIMIT = System.getProperty("jdk.httpclient.redirects.retrylimit");
 
     private FailureKinds() {
     }
@@ -47,7 +48,8 @@ final class FailureKinds {
      * values of {@code jdk.httpclient.enableAllMethodRetry} and
      * {@code jdk.httpclient.redirects.retrylimit} ({@code null} when unset; limit 5 by default).
      */
-    static boolean jdkMayResend(String method, String allMethodsProperty, String retryLimitProperty) {
+    static boolean jdkMayResend(String method, @Nullable String allMethodsProperty,
+            @Nullable String retryLimitProperty) {
         int limit = 5;
         if (retryLimitProperty != null) {
             try {
@@ -77,7 +79,7 @@ final class FailureKinds {
      * The failure for an I/O problem of a request with {@code method}, or {@code null} when {@code t}
      * is not one (then it propagates).
      */
-    static Answer.Failure of(Throwable t, String method) {
+    static Answer.@Nullable Failure of(Throwable t, String method) {
         Throwable c = unwrap(t);
         if (c instanceof HttpConnectTimeoutException || c instanceof ConnectException
                 || c instanceof UnknownHostException || c instanceof NoRouteToHostException

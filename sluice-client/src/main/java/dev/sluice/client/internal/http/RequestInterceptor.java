@@ -1,6 +1,7 @@
 package dev.sluice.client.internal.http;
 
 import java.net.http.HttpRequest;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One concern applied to each attempt's request before it goes out (in the manner of OkHttp's
@@ -11,6 +12,7 @@ interface RequestInterceptor {
     HttpRequest intercept(HttpRequest request, AttemptContext attempt);
 
     /** What an interceptor may know about the attempt. */
-    record AttemptContext(String idempotencyKey, long remainingDeadlineNanos, boolean hasDeadline, int attempt) {
+    record AttemptContext(@Nullable String idempotencyKey, long remainingDeadlineNanos, boolean hasDeadline,
+            int attempt) {
     }
 }

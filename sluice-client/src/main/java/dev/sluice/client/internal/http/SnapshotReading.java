@@ -8,6 +8,7 @@ import dev.sluice.wire.problem.ProblemDetails;
 import dev.sluice.wire.snapshot.RateLimitSnapshot;
 import java.net.http.HttpResponse;
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Turns a JDK response into the core's {@link Answer.Response}: the dialect registry reads the
@@ -32,7 +33,7 @@ final class SnapshotReading {
     }
 
     /** The problem {@code type} of an {@code application/problem+json} body, else {@code null}. */
-    static String problemType(ResponseView view) {
+    static @Nullable String problemType(ResponseView view) {
         if (view.body() == null || !ProblemDetails.isProblemMediaType(view.headers().first("Content-Type").orElse(null))) {
             return null;
         }

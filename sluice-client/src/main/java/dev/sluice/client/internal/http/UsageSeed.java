@@ -13,6 +13,7 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads the usage endpoint's body (SPEC §3.6) into a snapshot the pacer can follow:
@@ -57,12 +58,12 @@ final class UsageSeed {
         return new RateLimitSnapshot(200, Outcome.OK, "sluice-usage", null, false, policies, null, null, Map.of());
     }
 
-    private static String text(JsonNode n, String field) {
+    private static @Nullable String text(JsonNode n, String field) {
         JsonNode v = n.get(field);
         return v != null && v.isTextual() ? v.asText() : null;
     }
 
-    private static Long number(JsonNode n, String field) {
+    private static @Nullable Long number(JsonNode n, String field) {
         JsonNode v = n.get(field);
         return v != null && v.canConvertToLong() && v.asLong() >= 0 ? v.asLong() : null;
     }

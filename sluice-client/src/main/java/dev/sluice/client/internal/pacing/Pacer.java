@@ -9,6 +9,8 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The client-side pacer (SPEC §4.6): one token bucket whose rate and capacity follow what the
@@ -75,7 +77,7 @@ public final class Pacer {
     /** The burst the server allows (documented or reported), not paced: the largest cost it grants. */
     private double serverBurst = Double.POSITIVE_INFINITY;
     private final Map<String, Spread> spreads = new HashMap<>();
-    private Block block;
+    private @Nullable Block block;
     /** Cold start: when this pacer last took tokens, and whether a hold is on with how much left. */
     private boolean everTook;
     private long lastTakeNanos;
@@ -101,7 +103,7 @@ public final class Pacer {
      * the first of the remaining {@code r} goes at once (SPEC §4.6), and only the call that takes it
      * starts the spacing.
      */
-    private record Spread(String policy, PolicyKind kind, double perSecond, long untilNanos,
+    private record Spread(@Nullable String policy, PolicyKind kind, double perSecond, long untilNanos,
             java.time.Instant resetAt, long remaining, boolean pending) {
 
         Spread started() {
@@ -110,7 +112,7 @@ public final class Pacer {
     }
 
     /** Why the bucket is paused, for the error a caller gets if it cannot wait that long. */
-    public record Block(String policy, PolicyKind kind, long untilNanos, java.time.Instant resetAt) {
+    public record Block(@Nullable String policy, PolicyKind kind, long untilNanos, java.time.Instant resetAt) {
     }
 
     public Pacer(PacerConfig config, TokenBucketStore bucket, Duration resetMargin, long nowNanos) {
@@ -234,10 +236,10 @@ public final class Pacer {
      * The quota policy whose spread sets the rate in force, while one does: the reason a call the
      * pacer cannot grant within the maximum wait is a quota matter; {@code null} otherwise.
      */
-    public Block rationedBy(long nowNanos) {
+    public @Nullable Block rationedBy(long nowNanos) {
         expireSpreads(nowNanos);
         double base = basePerSecond();
-        Spread slowest = null;
+        @Nullable Spread slowest = null;
         for (Spread sp : spreads.values()) {
             if (!sp.pending() && sp.perSecond() < base && (slowest == null || sp.perSecond() < slowest.perSecond())) {
                 slowest = sp;
@@ -348,7 +350,7 @@ public final class Pacer {
      * @param wait how long until the quota resets, measured as {@code RateLimitSnapshot.suggestedWait}
      * @param resetAt the same moment on the wall clock, for the errors of later calls
      */
-    public void onQuotaExhausted(String policy, Duration wait, java.time.Instant resetAt, long nowNanos) {
+    public void onQuotaExhausted(@Nullable String policy, Duration wait, java.time.Instant resetAt, long nowNanos) {
         if (wait.isNegative() || wait.isZero()) {
             return;
         }
@@ -356,7 +358,7 @@ public final class Pacer {
     }
 
     /** The policy that paused the bucket, while the pause lasts; {@code null} otherwise. */
-    public Block block(long nowNanos) {
+    public @Nullable Block block(long nowNanos) {
         if (block != null && nowNanos - block.untilNanos() >= 0) {
             block = null;
         }
@@ -392,29 +394,33 @@ public final class Pacer {
         for (PolicySnapshot p : snapshot.policies()) {
             String name = p.name() == null ? "" : p.name();
             if (isRatePolicy(p)) {
-                rate = Math.min(rate, config.paceFraction() * p.quota() / p.windowSeconds());
-                burst = Math.min(burst, Math.max(1, p.quota()));
+                // isRatePolicy has checked that both are present and positive
+                long quota = Objects.requireNonNull(p.quota());
+                long windowSeconds = Objects.requireNonNull(p.windowSeconds());
+                rate = Math.min(rate, config.paceFraction() * quota / windowSeconds);
+                burst = Math.min(burst, Math.max(1, quota));
                 if (p.remaining() != null) {
                     clampTo = Math.min(clampTo, p.remaining());
                 }
                 continue;
             }
-            if (p.remaining() == null || p.resetIn() == null) {
+            // resetWait is present exactly when resetIn is
+            Duration resetWait = p.resetWait(resetMargin);
+            if (p.remaining() == null || p.resetIn() == null || resetWait == null) {
                 continue;
             }
             long resetNanos = saturatingNanos(p.resetIn());
             if (p.remaining() == 0) {
                 // the same wait RateLimitSnapshot.suggestedWait uses: + the margin for an absolute reset (R04)
-                Duration wait = p.resetWait(resetMargin);
-                long until = nowNanos + saturatingNanos(wait);
-                pause(new Block(p.name(), p.kind(), until, wallNow.plus(wait)), nowNanos);
+                long until = nowNanos + saturatingNanos(resetWait);
+                pause(new Block(p.name(), p.kind(), until, wallNow.plus(resetWait)), nowNanos);
                 spreads.remove(name);
             } else if (p.quota() != null && p.remaining() < config.lowRemainingFraction() * p.quota()) {
                 double seconds = Math.max(1e-3, p.resetIn().toMillis() / 1000.0);
                 Spread before = spreads.get(name);
                 boolean pending = before == null || before.pending(); // the first of the r goes at once
                 spreads.put(name, new Spread(p.name(), p.kind(), p.remaining() / seconds, nowNanos + resetNanos,
-                        wallNow.plus(p.resetWait(resetMargin)), p.remaining(), pending));
+                        wallNow.plus(resetWait), p.remaining(), pending));
             } else {
                 spreads.remove(name);
             }
@@ -433,7 +439,7 @@ public final class Pacer {
      * A 429 {@code rate_limited}: empty the bucket, and pause it for {@code retryAfter} when the
      * server gave one (SPEC §4.6). Never called for an overload (R09).
      */
-    public void onRateLimited(Duration retryAfter, long nowNanos) {
+    public void onRateLimited(@Nullable Duration retryAfter, long nowNanos) {
         answered = true;
         long until = retryAfter == null ? nowNanos : nowNanos + saturatingNanos(retryAfter);
         notePause(until, nowNanos);

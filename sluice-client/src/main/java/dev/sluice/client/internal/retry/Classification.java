@@ -2,6 +2,7 @@ package dev.sluice.client.internal.retry;
 
 import dev.sluice.client.SluiceException;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One answer classified (SPEC §4.2): success, worth a retry (with the server's hint if any), or a
@@ -30,7 +31,7 @@ public sealed interface Classification {
      *     {@code null}: then full-jitter backoff applies
      * @param giveUp builds the error the call ends with if it is not retried
      */
-    record Retryable(Kind kind, Duration hint, boolean accepted, GiveUp giveUp)
+    record Retryable(Kind kind, @Nullable Duration hint, boolean accepted, GiveUp giveUp)
             implements Classification {
     }
 
@@ -45,7 +46,7 @@ public sealed interface Classification {
          * @param why why it is not retried, for the message
          * @param refusal the budget's refusal when a budget stopped it (the error's cause), else {@code null}
          */
-        SluiceException apply(String why, SluiceException refusal);
+        SluiceException apply(String why, @Nullable SluiceException refusal);
 
         default SluiceException apply(String why) {
             return apply(why, null);

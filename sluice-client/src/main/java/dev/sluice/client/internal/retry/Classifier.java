@@ -16,6 +16,7 @@ import dev.sluice.wire.snapshot.RateLimitSnapshot;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Classifies one answer (SPEC §4.2). A pure function of the answer, whether the call is safe to
@@ -63,7 +64,7 @@ public final class Classifier {
         };
     }
 
-    private Classification response(RateLimitSnapshot s, String problemType, boolean safe, int attempts,
+    private Classification response(RateLimitSnapshot s, @Nullable String problemType, boolean safe, int attempts,
             Instant wallNow) {
         int status = s.status();
         return switch (s.outcome()) {
@@ -98,7 +99,7 @@ public final class Classifier {
         };
     }
 
-    private Classification clientError(RateLimitSnapshot s, String problemType, boolean safe, int attempts) {
+    private Classification clientError(RateLimitSnapshot s, @Nullable String problemType, boolean safe, int attempts) {
         int status = s.status();
         String code = problemCode(problemType);
         boolean inFlightDuplicate = status == 409 && s.retryAfter() != null
@@ -166,7 +167,7 @@ public final class Classifier {
      * A transport error's cause is the I/O failure itself; a budget's refusal rides along as a
      * suppressed exception.
      */
-    private static TransportException withRefusal(TransportException e, SluiceException refusal) {
+    private static TransportException withRefusal(TransportException e, @Nullable SluiceException refusal) {
         if (refusal != null) {
             e.addSuppressed(refusal);
         }
@@ -174,7 +175,7 @@ public final class Classifier {
     }
 
     /** The named or spent quota policy of a limit answer, or {@code null}. */
-    static PolicySnapshot spentQuotaPolicy(RateLimitSnapshot s) {
+    static @Nullable PolicySnapshot spentQuotaPolicy(RateLimitSnapshot s) {
         for (PolicySnapshot p : s.policies()) {
             if (p.kind() != PolicyKind.QUOTA) {
                 continue;
@@ -193,12 +194,12 @@ public final class Classifier {
      * configured margin (Retry-After; else the reset of the named, spent, or only policy with a
      * reset; R04's margin on absolute resets); {@code null} when none applies: full-jitter backoff.
      */
-    Duration hint(RateLimitSnapshot s) {
+    @Nullable Duration hint(RateLimitSnapshot s) {
         return s.suggestedWait(resetMargin).orElse(null);
     }
 
     /** The problem type's last path segment or fragment, lower case; empty when there is none. */
-    static String problemCode(String problemType) {
+    static String problemCode(@Nullable String problemType) {
         if (problemType == null) {
             return "";
         }

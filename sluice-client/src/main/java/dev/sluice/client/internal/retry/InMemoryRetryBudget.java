@@ -4,6 +4,7 @@ import dev.sluice.client.RetryBudgetConfig;
 import dev.sluice.client.internal.throttle.SlidingWindowCounter;
 import dev.sluice.client.spi.RetryBudgetStore;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The retry budget of one process (SPEC §4.2, §8): a retry is granted while
@@ -19,8 +20,9 @@ public final class InMemoryRetryBudget implements RetryBudgetStore {
     private final RetryBudgetConfig config;
     private final SlidingWindowCounter requests;
     private final SlidingWindowCounter retries;
-    private final SlidingWindowCounter recentRequests;
-    private final SlidingWindowCounter recentRetries;
+    /** The spread window's counters: both present, or both {@code null} when the config has none. */
+    private final @Nullable SlidingWindowCounter recentRequests;
+    private final @Nullable SlidingWindowCounter recentRetries;
     private final double spreadFloor;
 
     public InMemoryRetryBudget(RetryBudgetConfig config) {
@@ -53,7 +55,7 @@ public final class InMemoryRetryBudget implements RetryBudgetStore {
         if (retries.sum(nowNanos) >= allowed) {
             return false;
         }
-        if (recentRequests != null) {
+        if (recentRequests != null && recentRetries != null) {
             double recentAllowed = Math.max(spreadFloor, config.ratio() * recentRequests.sum(nowNanos));
             if (recentRetries.sum(nowNanos) + 1 > recentAllowed) {
                 return false;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.sluice.client.internal.admission;
+
+import org.jspecify.annotations.NullMarked;

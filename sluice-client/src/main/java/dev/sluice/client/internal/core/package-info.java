@@ -1,0 +1,4 @@
+@NullMarked
+package dev.sluice.client.internal.core;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.sluice.client.micrometer;
+
+import org.jspecify.annotations.NullMarked;

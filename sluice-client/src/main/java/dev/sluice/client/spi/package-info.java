@@ -1,0 +1,4 @@
+@NullMarked
+package dev.sluice.client.spi;
+
+import org.jspecify.annotations.NullMarked;

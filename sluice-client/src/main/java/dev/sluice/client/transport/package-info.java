@@ -1,0 +1,4 @@
+@NullMarked
+package dev.sluice.client.transport;
+
+import org.jspecify.annotations.NullMarked;
