@@ -29,6 +29,7 @@ import dev.sluice.edge.internal.UpstreamPool;
 import dev.sluice.edge.metrics.EdgeMetrics;
 import dev.sluice.edge.softlimit.SoftLimitNotifier;
 import dev.sluice.config.ConfigException;
+import dev.sluice.config.HostPort;
 import dev.sluice.limiter.memory.InMemoryLimiterStore;
 import dev.sluice.limiter.spi.LimiterStore;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -226,9 +227,9 @@ public final class EdgeServer implements AutoCloseable {
             if (options.watchConfig() && config.source().isPresent()) {
                 edge.watcher = ConfigWatcher.start(config.files(), edge::reloadQuietly);
             }
-            LOG.info("edge listening on {} ({}, {}, {} event loops), admin {}, upstream {}", server.localAddress(),
+            LOG.info("edge listening on {} ({}, {}, {} event loops), admin {}, upstream {}", edge.listening(),
                     tls == null ? "http" : "https", transports.name(), threads,
-                    admin == null ? "off" : admin.localAddress(), config.upstream().url());
+                    edge.adminListening().map(HostPort::toString).orElse("off"), config.upstream().url());
             return edge;
         } catch (RuntimeException e) {
             if (adminApi != null) {
@@ -291,6 +292,21 @@ public final class EdgeServer implements AutoCloseable {
     /** The bound public address. */
     public InetSocketAddress address() {
         return (InetSocketAddress) server.localAddress();
+    }
+
+    /**
+     * The public address as configured, with the bound port: {@code 0.0.0.0:8080}, {@code [::1]:8080}
+     * (an IPv6 literal in brackets, RFC 3986 §3.2.2), not the socket's own {@code /[0:0:0:0:0:0:0:0]:8080}.
+     * {@code listen} is fixed at start, so a reload does not change it.
+     */
+    public HostPort listening() {
+        return new HostPort(config.listen().host(), port());
+    }
+
+    /** The admin address as configured, with the bound port, like {@link #listening()}; empty when off. */
+    public Optional<HostPort> adminListening() {
+        return admin == null ? Optional.empty()
+                : config.admin().map(a -> new HostPort(a.host(), adminPort()));
     }
 
     /** The admin (metrics) port, or -1 when the admin endpoint is off. */

@@ -308,6 +308,28 @@ class RedisKeySourceTest {
         }
     }
 
+    @Test
+    void throughASentinelWritesAndChangesWork() throws Exception {
+        try (LocalRedisServers servers = LocalRedisServers.create()) {
+            int primary = servers.startServer();
+            int sentinel = servers.startSentinel("keys", primary);
+            KeyStores k = open(KeyStoreConfig.of("redis-sentinel://127.0.0.1:" + sentinel + "#keys")
+                    .withKeyPrefix(prefix), TimeSource.system());
+            CreatedKey made = k.administration().create("free", 0, Map.of(), Optional.empty(), Optional.empty());
+            String key = made.apiKey();
+            // the key is on the primary the Sentinel names
+            try (LocalRedisServers.Node node = LocalRedisServers.node(primary)) {
+                assertThat(node.connection().sync().exists("{" + prefix + "}:key:"
+                        + KeyHashing.sha256().hash(key))).isEqualTo(1);
+            }
+            assertThat(plan(k, key)).isEqualTo("free");
+            k.administration().changePlan(made.record().key().keyId(), "pro");
+            await("plan change").atMost(Duration.ofSeconds(1)).until(() -> "pro".equals(plan(k, key)));
+            k.close();
+            keys = null;
+        }
+    }
+
     private static KeyLookup.Found found(KeyStores k, String key) {
         return (KeyLookup.Found) k.source().lookup(key).join();
     }

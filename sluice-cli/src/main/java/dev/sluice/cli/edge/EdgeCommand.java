@@ -181,9 +181,7 @@ public final class EdgeCommand implements Callable<Integer> {
         }, "sluice-edge-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         Hangup.install(edge::reloadFromSourceLogged);
-        // host:port as configured, with the port bound ("0.0.0.0:8080", "[::1]:8080"), not the socket's
-        // "/[0:0:0:0:0:0:0:0]:8080"
-        HostPort listening = new HostPort(c.listen().host(), edge.address().getPort());
+        HostPort listening = edge.listening(); // "0.0.0.0:8080", not the socket's "/[0:0:0:0:0:0:0:0]:8080"
         out.println("sluice edge: listening on " + listening + " (" + (edge.scheme().equals("https") ? "https, " : "")
                 + edge.transport() + "), metrics on "
                 + (edge.adminPort() < 0 ? "off" : c.admin().orElseThrow().host() + ":" + edge.adminPort() + "/metrics")

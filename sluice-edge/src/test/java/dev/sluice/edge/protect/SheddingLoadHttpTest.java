@@ -23,8 +23,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -115,10 +117,11 @@ class SheddingLoadHttpTest {
                                 s -> (s == 200 ? ok : s == 503 ? shed : other).get(c).incrementAndGet()));
                         continue;
                     }
-                    java.util.concurrent.ScheduledFuture<?>[] self = new java.util.concurrent.ScheduledFuture<?>[1];
-                    self[0] = ticks.scheduleAtFixedRate(() -> {
+                    // set before the user's last tick, ticksPerUser periods of 100 ms after it starts
+                    AtomicReference<ScheduledFuture<?>> self = new AtomicReference<>();
+                    self.set(ticks.scheduleAtFixedRate(() -> {
                         if (sent.incrementAndGet() > ticksPerUser) {
-                            self[0].cancel(false);
+                            self.get().cancel(false);
                             if (usersLeft.decrementAndGet() == 0) {
                                 done.complete(null);
                             }
@@ -130,10 +133,7 @@ class SheddingLoadHttpTest {
                             int s = r == null ? -1 : r.statusCode();
                             (s == 200 ? ok : s == 503 ? shed : other).get(c).incrementAndGet();
                         }));
-                    }, offsetMillis, 100, TimeUnit.MILLISECONDS);
-                    while (self[0] == null) {
-                        Thread.onSpinWait();
-                    }
+                    }, offsetMillis, 100, TimeUnit.MILLISECONDS));
                 }
             }
             done.get(60, TimeUnit.SECONDS);
