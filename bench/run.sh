@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs Sluice's side-by-side benchmarks and writes bench/results/NAME.md.
 #
-#   bench/run.sh [limiter|footprint|edge|redis|redis-cluster|sdk|delivery|sim|all] [-- extra harness options]
+#   bench/run.sh [limiter|footprint|edge|redis|redis-cluster|sdk|delivery|sim|keys|all] [-- extra harness options]
 #
 # Installs what it needs from Debian packages when missing (nginx, wrk, redis-tools), builds the
 # benchmark jar (sluice-bench) and, for the edge, the sluice command's jar, then runs each benchmark
@@ -82,6 +82,7 @@ run_jar() { # NAME [options]: the harness's Markdown on stdout
       sdk) quick=(--rounds 1 --warmup-calls 300 --calls 1000) ;;
       delivery) quick=(--rounds 1 --events 200) ;;
       sim) quick=(--rounds 1 --clients 1000 --seconds 60) ;;
+      keys) quick=(--quick true) ;;
     esac
   fi
   timeout --kill-after=10 "$timeout_s" "$JAVA" -Xms2g -Xmx6g -jar "$bench_jar" "$name" "${quick[@]}" "$@"
@@ -120,12 +121,12 @@ build
 
 status=0
 case "$what" in
-  limiter|footprint|redis|redis-cluster|sdk|delivery|sim) bench_java "$what" || status=1 ;;
+  limiter|footprint|redis|redis-cluster|sdk|delivery|sim|keys) bench_java "$what" || status=1 ;;
   edge) . "$root/bench/edge.sh"; bench_edge || status=1 ;;
   all)
-    for n in limiter footprint redis redis-cluster sdk delivery sim; do bench_java "$n" || status=1; done
+    for n in limiter footprint redis redis-cluster sdk delivery sim keys; do bench_java "$n" || status=1; done
     . "$root/bench/edge.sh"; bench_edge || status=1 ;;
-  *) echo "usage: bench/run.sh [limiter|footprint|edge|redis|redis-cluster|sdk|delivery|sim|all]" >&2; exit 2 ;;
+  *) echo "usage: bench/run.sh [limiter|footprint|edge|redis|redis-cluster|sdk|delivery|sim|keys|all]" >&2; exit 2 ;;
 esac
 [ "${BENCH_QUICK:-0}" = 1 ] || "$root/bench/summary.sh"
 exit $status

@@ -13,7 +13,7 @@ out="$dir/SUMMARY.md"
   echo
   echo "| benchmark | target | goal | measured | verdict |"
   echo "|---|---|---|---|---|"
-  for f in limiter footprint edge redis redis-cluster sdk delivery sim; do
+  for f in limiter footprint edge redis redis-cluster sdk delivery sim keys; do
     [ -f "$dir/$f.md" ] || continue
     { grep -h '^<!-- target |' "$dir/$f.md" || true; } | sed 's/^<!-- target | //; s/ -->$//' | while IFS='|' read -r what goal measured verdict; do
       v=$(echo "$verdict" | xargs)
@@ -24,7 +24,7 @@ out="$dir/SUMMARY.md"
   echo
   echo "Results without a target:"
   echo
-  for f in limiter footprint edge redis redis-cluster sdk delivery sim; do
+  for f in limiter footprint edge redis redis-cluster sdk delivery sim keys; do
     [ -f "$dir/$f.md" ] || continue
     echo "- [$f]($f.md): $(sed -n 's/^- date: //p' "$dir/$f.md" | head -n1), load average at start $(sed -n 's/^- load average at start: //p' "$dir/$f.md" | head -n1)"
   done

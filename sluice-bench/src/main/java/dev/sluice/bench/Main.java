@@ -14,7 +14,7 @@ public final class Main {
 
     public static void main(String[] argv) throws Exception {
         if (argv.length == 0) {
-            System.err.println("usage: sluice-bench limiter|footprint|redis|redis-cluster|sdk|delivery|sim [--name value ...]");
+            System.err.println("usage: sluice-bench limiter|footprint|redis|redis-cluster|sdk|delivery|sim|keys [--name value ...]");
             System.exit(2);
         }
         Args args;
@@ -33,6 +33,7 @@ public final class Main {
             case "sdk" -> dev.sluice.bench.sdk.SdkRun.run(args);
             case "delivery" -> dev.sluice.bench.delivery.DeliveryRun.run(args);
             case "sim" -> dev.sluice.bench.sim.SimRun.run(args);
+            case "keys" -> dev.sluice.bench.keys.KeysRun.run(args);
             default -> {
                 System.err.println("sluice-bench: unknown benchmark '" + argv[0] + "'");
                 System.exit(2);

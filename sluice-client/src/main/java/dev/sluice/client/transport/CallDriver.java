@@ -14,6 +14,7 @@ import dev.sluice.client.core.CoreCall;
 import dev.sluice.client.core.CoreEnvironment;
 import dev.sluice.client.core.Decision;
 import dev.sluice.client.core.Dispatch;
+import dev.sluice.client.internal.core.WakeTimer;
 import dev.sluice.client.spi.Scheduler;
 import dev.sluice.time.TimeSource;
 import java.io.IOException;
@@ -81,13 +82,9 @@ public final class CallDriver implements AutoCloseable {
     private final ClientCore<Job<?>> core;
     private final ClientConfig config;
     private final TimeSource time;
-    private final Scheduler scheduler;
     private final @Nullable ScheduledThreadPoolExecutor ownedTimer;
     private final Set<Job<?>> open = ConcurrentHashMap.newKeySet();
-    private final Object wakeLock = new Object();
-    private boolean hasWake;
-    private long wakeAtNanos;
-    private Scheduler.@Nullable Cancellable wakeTask;
+    private final WakeTimer wake;
     private volatile boolean closed;
 
     private CallDriver(ClientConfig config, CoreEnvironment environment, @Nullable Scheduler scheduler) {
@@ -95,7 +92,7 @@ public final class CallDriver implements AutoCloseable {
         this.core = ClientCore.create(config, environment);
         this.time = environment.time();
         if (scheduler != null) {
-            this.scheduler = scheduler;
+            this.wake = new WakeTimer(scheduler, time);
             this.ownedTimer = null;
         } else {
             ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
@@ -105,11 +102,11 @@ public final class CallDriver implements AutoCloseable {
             });
             timer.setRemoveOnCancelPolicy(true);
             this.ownedTimer = timer;
-            this.scheduler = (task, delay) -> {
+            this.wake = new WakeTimer((task, delay) -> {
                 ScheduledFuture<?> f = timer.schedule(task, Math.max(0, Math.min(delay.toNanos(), Long.MAX_VALUE / 4)),
                         TimeUnit.NANOSECONDS);
                 return () -> f.cancel(false);
-            };
+            }, time);
         }
     }
 
@@ -257,11 +254,7 @@ public final class CallDriver implements AutoCloseable {
         for (Job<?> job : open) {
             job.result.cancel(true);
         }
-        synchronized (wakeLock) {
-            if (wakeTask != null) {
-                wakeTask.cancel();
-            }
-        }
+        wake.cancel();
         if (ownedTimer != null) {
             ownedTimer.shutdownNow();
         }
@@ -281,29 +274,7 @@ public final class CallDriver implements AutoCloseable {
             r.call().attachment().result.completeExceptionally(r.error());
         }
         if (d.wakeAtNanos().isPresent()) {
-            scheduleWake(d.wakeAtNanos().getAsLong());
-        }
-    }
-
-    private void scheduleWake(long at) {
-        synchronized (wakeLock) {
-            if (hasWake && wakeAtNanos - at <= 0) {
-                return; // an earlier wake-up will poll again anyway
-            }
-            if (wakeTask != null) {
-                wakeTask.cancel();
-            }
-            hasWake = true;
-            wakeAtNanos = at;
-            long delay = Math.max(0, at - time.nanoTime());
-            wakeTask = scheduler.schedule(() -> {
-                synchronized (wakeLock) {
-                    if (hasWake && wakeAtNanos == at) {
-                        hasWake = false;
-                    }
-                }
-                pump();
-            }, Duration.ofNanos(delay));
+            wake.wakeAt(d.wakeAtNanos().getAsLong(), this::pump);
         }
     }
 

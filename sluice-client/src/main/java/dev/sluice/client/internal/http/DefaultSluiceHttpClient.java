@@ -17,6 +17,7 @@ import dev.sluice.client.core.CoreEnvironment;
 import dev.sluice.client.core.Decision;
 import dev.sluice.client.core.Dispatch;
 import dev.sluice.client.internal.core.DefaultClientCore;
+import dev.sluice.client.internal.core.WakeTimer;
 import dev.sluice.client.spi.ResponseReader;
 import dev.sluice.client.spi.RetryBudgetStore;
 import dev.sluice.client.spi.Scheduler;
@@ -99,7 +100,6 @@ public final class DefaultSluiceHttpClient implements SluiceHttpClient {
     private final HttpClient http;
     private final DefaultClientCore<Exchange<?>> core;
     private final TimeSource time;
-    private final Scheduler scheduler;
     private final @Nullable ExecutorScheduler ownedScheduler;
     private final SnapshotReading reading;
     private final List<RequestInterceptor> interceptors;
@@ -108,10 +108,7 @@ public final class DefaultSluiceHttpClient implements SluiceHttpClient {
     private final String keyHeader;
     private final Set<Exchange<?>> open = ConcurrentHashMap.newKeySet();
     private final AtomicInteger busy = new AtomicInteger();
-    private final Object wakeLock = new Object();
-    private boolean hasWake;
-    private long wakeAtNanos;
-    private Scheduler.@Nullable Cancellable wakeTask;
+    private final WakeTimer wake;
     private volatile boolean closed;
 
     public DefaultSluiceHttpClient(HttpClient http, ClientConfig config, @Nullable Duration defaultDeadline,
@@ -124,11 +121,11 @@ public final class DefaultSluiceHttpClient implements SluiceHttpClient {
                 bucket, budget));
         if (scheduler != null) {
             this.ownedScheduler = null;
-            this.scheduler = scheduler;
+            this.wake = new WakeTimer(scheduler, time);
         } else {
             ExecutorScheduler owned = new ExecutorScheduler();
             this.ownedScheduler = owned;
-            this.scheduler = owned;
+            this.wake = new WakeTimer(owned, time);
         }
         this.reading = new SnapshotReading(reader != null ? reader : DialectRegistry.standard()::read);
         this.keyHeader = config.retry().idempotencyKeyHeader();
@@ -280,11 +277,7 @@ public final class DefaultSluiceHttpClient implements SluiceHttpClient {
         for (Exchange<?> ex : open) {
             ex.result.cancel(true);
         }
-        synchronized (wakeLock) {
-            if (wakeTask != null) {
-                wakeTask.cancel();
-            }
-        }
+        wake.cancel();
         if (ownedScheduler != null) {
             ownedScheduler.close();
         }
@@ -304,29 +297,7 @@ public final class DefaultSluiceHttpClient implements SluiceHttpClient {
             r.call().attachment().result.completeExceptionally(r.error());
         }
         if (d.wakeAtNanos().isPresent()) {
-            scheduleWake(d.wakeAtNanos().getAsLong());
-        }
-    }
-
-    private void scheduleWake(long at) {
-        synchronized (wakeLock) {
-            if (hasWake && wakeAtNanos - at <= 0) {
-                return; // an earlier wake-up will poll again anyway
-            }
-            if (wakeTask != null) {
-                wakeTask.cancel();
-            }
-            hasWake = true;
-            wakeAtNanos = at;
-            long delay = Math.max(0, at - time.nanoTime());
-            wakeTask = scheduler.schedule(() -> {
-                synchronized (wakeLock) {
-                    if (hasWake && wakeAtNanos == at) {
-                        hasWake = false;
-                    }
-                }
-                pump();
-            }, Duration.ofNanos(delay));
+            wake.wakeAt(d.wakeAtNanos().getAsLong(), this::pump);
         }
     }
 
