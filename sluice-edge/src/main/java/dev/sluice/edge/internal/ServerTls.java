@@ -267,6 +267,17 @@ public final class ServerTls implements AutoCloseable {
     }
 
     private static String reason(Throwable e) {
+        // a FileSystemException's message is the file's name alone (NoSuchFileException: "/tmp/x.pem"), which
+        // the caller already prints: say what went wrong instead
+        if (e instanceof java.nio.file.NoSuchFileException) {
+            return "no such file";
+        }
+        if (e instanceof java.nio.file.AccessDeniedException) {
+            return "permission denied";
+        }
+        if (e instanceof java.nio.file.FileSystemException fse) {
+            return fse.getReason() == null ? e.getClass().getSimpleName() : fse.getReason();
+        }
         return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     }
 }

@@ -224,7 +224,7 @@ class TlsHttpTest {
         Path missing = dir.resolve("missing.key");
         assertThatThrownBy(() -> Edges.start(config(certFile, missing), upstream.url(),
                 ManualTimeSource.at("2026-11-30T12:00:00Z")))
-                .hasMessageStartingWith("listen.tls.private-key: cannot read " + missing);
+                .hasMessage("listen.tls.private-key: cannot read " + missing + ": no such file");
     }
 
     // ---- processes ----------------------------------------------------------------------------
