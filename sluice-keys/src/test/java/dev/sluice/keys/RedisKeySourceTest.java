@@ -190,7 +190,7 @@ class RedisKeySourceTest {
         assertThat(revoked).isPresent();
         assertThat(revoked.get().revokedAt()).isPresent();
         await("revocation").atMost(Duration.ofSeconds(1))
-                .until(() -> k.source().lookup(key).join() == KeyLookup.UNKNOWN);
+                .until(() -> k.source().lookup(key).join().equals(KeyLookup.UNKNOWN));
         // a revoked key keeps its first revocation time, cannot be moved, and is still found by id
         assertThat(k.administration().revoke(id).orElseThrow().revokedAt()).isEqualTo(revoked.get().revokedAt());
         assertThat(k.administration().changePlan(id, "free")).isEmpty();
@@ -256,7 +256,7 @@ class RedisKeySourceTest {
                 servers.restart(port);
                 await("subscription back").atMost(Duration.ofSeconds(10)).until(k::listening);
                 await("resynchronised").atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(100))
-                        .until(() -> k.source().lookup(key).join() == KeyLookup.UNKNOWN);
+                        .until(() -> k.source().lookup(key).join().equals(KeyLookup.UNKNOWN));
                 assertThat(k.source().lookup("sk_unseen_" + UUID.randomUUID()).join()).isEqualTo(KeyLookup.UNKNOWN);
             } finally {
                 k.close();
@@ -302,7 +302,7 @@ class RedisKeySourceTest {
             await("plan change").atMost(Duration.ofSeconds(1)).until(() -> "pro".equals(plan(k, key)));
             k.administration().revoke(made.record().key().keyId());
             await("revocation").atMost(Duration.ofSeconds(1))
-                    .until(() -> k.source().lookup(key).join() == KeyLookup.UNKNOWN);
+                    .until(() -> k.source().lookup(key).join().equals(KeyLookup.UNKNOWN));
             k.close();
             keys = null;
         }

@@ -69,7 +69,7 @@ class RedisKeyStoreEdgeHttpTest {
         prefix = "sluice-test:keys:" + UUID.randomUUID();
         upstream = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         upstream.createContext("/", ex -> {
-            byte[] body = "{\"ok\":true}".getBytes();
+            byte[] body = "{\"ok\":true}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
             ex.sendResponseHeaders(200, body.length);
             ex.getResponseBody().write(body);
             ex.close();

@@ -92,6 +92,13 @@ public final class DemoCommand implements Callable<Integer> {
                     + " the start, never printed into the table)")
     Path edgeLog;
 
+    @Option(names = "--recovery-capacity", paramLabel = "N|limit|off", defaultValue = "limit",
+            description = "requests/s Shiplane takes while it recovers: after the blip it stays overloaded until,"
+                    + " 2 s in a row, the requests past the edge's limits stay at or under it (default"
+                    + " ${DEFAULT-VALUE}: the fleet's limit, the sum of its keys' burst rates; off: back when the"
+                    + " blip ends)")
+    String recoveryCapacity;
+
     @Option(names = "--seed", paramLabel = "N", defaultValue = "42",
             description = "seed of the fleet's and Shiplane's randomness (default ${DEFAULT-VALUE})")
     long seed;
@@ -175,13 +182,35 @@ public final class DemoCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--client names a client twice: " + String.join(",", client));
         }
         DemoSettings s = DemoSettings.defaults().withDuration(durationSeconds).withClients(clients)
-                .withEdgePort(port).withReport(report).withConfig(config).withSeed(seed).withKinds(kinds);
+                .withEdgePort(port).withReport(report).withConfig(config).withSeed(seed).withKinds(kinds)
+                .withRecoveryCapacity(recoveryCapacity(recoveryCapacity));
         if (noBlip) {
             return s.withoutBlip();
         }
         int at = blipAtSeconds != null ? blipAtSeconds : durationSeconds / 2;
         // the default length is shortened to fit the run; a length the user gave is checked, and refused
         return blipForSeconds == null ? s.withBlipAt(at) : s.withBlip(at, blipForSeconds);
+    }
+
+    /** {@code --recovery-capacity}: "limit" is 0 (the fleet's limit), "off" infinite, else a positive number. */
+    static double recoveryCapacity(String value) {
+        String v = value.strip().toLowerCase(Locale.ROOT);
+        if (v.equals("limit")) {
+            return 0;
+        }
+        if (v.equals("off")) {
+            return Double.POSITIVE_INFINITY;
+        }
+        try {
+            double d = Double.parseDouble(v);
+            if (d > 0 && !Double.isInfinite(d)) {
+                return d;
+            }
+        } catch (NumberFormatException e) {
+            // refused below
+        }
+        throw new IllegalArgumentException("--recovery-capacity must be a number of requests/s > 0, limit or off, was "
+                + value);
     }
 
     /**

@@ -81,6 +81,17 @@ class DemoCommandTest {
     }
 
     @Test
+    void theRecoveryCapacityIsTheLimitOffOrAPositiveNumber() {
+        assertThat(DemoCommand.recoveryCapacity("limit")).isZero();
+        assertThat(DemoCommand.recoveryCapacity("off")).isInfinite();
+        assertThat(DemoCommand.recoveryCapacity("1200")).isEqualTo(1200.0);
+        CliRun run = CliRun.of("demo", "--recovery-capacity", "0");
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("--recovery-capacity must be a number of requests/s > 0, limit or off, was 0");
+    }
+
+    @Test
     void aBlipLengthGivenThatDoesNotFitTheRunIsRefused() {
         CliRun run = CliRun.of("demo", "--duration", "2", "--blip-for", "5");
 

@@ -1,6 +1,8 @@
 package dev.sluice.edge.internal;
 
 import dev.sluice.edge.metrics.EdgeMetrics;
+import dev.sluice.edge.pipeline.ThrottledLog;
+import dev.sluice.time.TimeSource;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -26,6 +28,11 @@ import org.slf4j.LoggerFactory;
 final class ConnectionErrors extends ChannelInboundHandlerAdapter {
 
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionErrors.class);
+    /**
+     * Errors no client should be able to cause (an edge bug): each names its throwable, the first of a minute
+     * with its stack trace, at most 20 lines a minute, since a bug may repeat on every connection.
+     */
+    static final ThrottledLog UNEXPECTED = new ThrottledLog(LOG, TimeSource.system(), 20);
 
     private final EdgeMetrics metrics;
 
@@ -42,7 +49,7 @@ final class ConnectionErrors extends ChannelInboundHandlerAdapter {
                 LOG.debug("client connection {} failed", ctx.channel().remoteAddress(), cause);
             }
         } else {
-            LOG.warn("unexpected error on client connection {}", ctx.channel().remoteAddress(), cause);
+            UNEXPECTED.warn(cause, "unexpected error on client connection {}", ctx.channel().remoteAddress());
         }
         if (!(cause instanceof Http2Exception)) {
             ctx.close();

@@ -363,7 +363,7 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter implements ProxyExc
             edge.metrics().connectionError(kind);
             LOG.debug("client connection failed", cause);
         } else {
-            LOG.warn("unexpected error on a client {}", stream ? "stream" : "connection", cause);
+            ConnectionErrors.UNEXPECTED.warn(cause, "unexpected error on a client {}", stream ? "stream" : "connection");
         }
         ctx.close();
     }

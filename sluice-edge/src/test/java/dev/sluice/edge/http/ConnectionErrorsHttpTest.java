@@ -7,31 +7,32 @@ import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.testing.Edges;
 import dev.sluice.edge.testing.FixedUpstream;
 import dev.sluice.edge.testing.H2Client;
-import dev.sluice.edge.testing.LeakWatch;
+import dev.sluice.edge.testing.NoLeaks;
 import dev.sluice.edge.testing.TailWatch;
 import dev.sluice.edge.testing.TestUpstream;
 import dev.sluice.time.ManualTimeSource;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Headers;
-import java.io.IOException;
 import java.io.DataInputStream;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.ByteBuffer;
 import java.net.Socket;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Errors a client causes (a connection reset, an HTTP/2 rapid-reset flood) are handled at the end of every
  * pipeline the edge builds: counted in {@code sluice_edge_connection_errors_total{kind}} and logged at debug,
  * never left to Netty's pipeline tail, which logs a warning with a stack trace for each.
  */
+@ExtendWith(NoLeaks.class)
 class ConnectionErrorsHttpTest {
 
     private TestUpstream upstream;
@@ -49,11 +50,6 @@ class ConnectionErrorsHttpTest {
     void stop() {
         edge.close();
         upstream.close();
-    }
-
-    @AfterAll
-    static void noLeaks() {
-        LeakWatch.assertNoLeaks();
     }
 
     private void assertCountedAndNoTailWarning(String kind) {

@@ -8,7 +8,7 @@ import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.config.AdminConfig;
 import dev.sluice.edge.decision.KeyIds;
 import dev.sluice.edge.testing.Edges;
-import dev.sluice.edge.testing.LeakWatch;
+import dev.sluice.edge.testing.NoLeaks;
 import dev.sluice.edge.testing.TestUpstream;
 import dev.sluice.time.ManualTimeSource;
 import java.net.URI;
@@ -16,24 +16,20 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The admin port's dashboard over loopback against a running edge: the page at {@code /} and the JSON it
  * polls at {@code /admin/v1/dashboard}, with the numbers of the traffic the test sent.
  */
+@ExtendWith(NoLeaks.class)
 class DashboardHttpTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String FREE_1 = "sk_test_free_1";
     private static final String FREE_2 = "sk_test_free_2";
     private static final String PRO_1 = "sk_test_pro_1";
-
-    @AfterAll
-    static void noLeaks() {
-        LeakWatch.assertNoLeaks();
-    }
 
     @Test
     void theSnapshotCarriesRatesPerPlanAndRouteTheRefusedKeyByIdAndTheWarning() throws Exception {

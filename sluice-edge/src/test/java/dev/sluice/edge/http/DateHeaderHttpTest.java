@@ -7,7 +7,7 @@ import dev.sluice.edge.testing.Captures;
 import dev.sluice.edge.testing.Edges;
 import dev.sluice.edge.testing.FixedUpstream;
 import dev.sluice.edge.testing.H2Client;
-import dev.sluice.edge.testing.LeakWatch;
+import dev.sluice.edge.testing.NoLeaks;
 import dev.sluice.edge.testing.RawHttp;
 import dev.sluice.time.ManualTimeSource;
 import java.io.IOException;
@@ -16,24 +16,20 @@ import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Every response the edge writes itself carries {@code Date} from the edge's clock (RFC 9110 §6.6.1), so a
  * client reading a reset or an HTTP-date has the server's "now" (SPEC §2.4); a proxied response keeps the
  * upstream's own {@code Date}, and gets the edge's when the upstream sent none.
  */
+@ExtendWith(NoLeaks.class)
 class DateHeaderHttpTest {
 
     private static final String FREE = "sk_test_free_1";
     private static final String NOON = "Mon, 30 Nov 2026 12:00:00 GMT";
     private static final String UPSTREAM_DATE = "Sun, 06 Nov 1994 08:49:37 GMT";
-
-    @AfterAll
-    static void noLeaks() {
-        LeakWatch.assertNoLeaks();
-    }
 
     private static Edges edge(URI upstream, String extraYaml) {
         return Edges.start(EdgeConfig.parse("test.yaml", Edges.SHIPLANE + extraYaml), upstream,

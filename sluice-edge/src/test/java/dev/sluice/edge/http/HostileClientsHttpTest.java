@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.testing.Edges;
 import dev.sluice.edge.testing.H2Client;
-import dev.sluice.edge.testing.LeakWatch;
+import dev.sluice.edge.testing.NoLeaks;
 import dev.sluice.edge.testing.RawHttp;
 import dev.sluice.edge.testing.TestUpstream;
 import dev.sluice.time.ManualTimeSource;
@@ -22,24 +22,20 @@ import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The availability and safety bounds of SPEC §3.1 and §3.9, each through the public port over loopback: a body dripped a
  * byte at a time, a client that never reads, a flood of connections, paths spelled to dodge a route's cost,
  * forwarding fields made up by the client, a broken chunked body and an HTTP version that does not exist.
  */
+@ExtendWith(NoLeaks.class)
 class HostileClientsHttpTest {
 
     private static final String FREE = "sk_test_free_1";
-
-    @AfterAll
-    static void noLeaks() {
-        LeakWatch.assertNoLeaks();
-    }
 
     private static Edges edge(TestUpstream upstream, String extra) {
         return Edges.start(EdgeConfig.parse("test.yaml", Edges.SHIPLANE + extra), upstream.url(),

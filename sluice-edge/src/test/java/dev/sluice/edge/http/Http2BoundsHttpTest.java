@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.testing.Edges;
 import dev.sluice.edge.testing.H2Client;
-import dev.sluice.edge.testing.LeakWatch;
+import dev.sluice.edge.testing.NoLeaks;
 import dev.sluice.edge.testing.RawHttp;
 import dev.sluice.edge.testing.TestUpstream;
 import dev.sluice.time.ManualTimeSource;
@@ -14,24 +14,20 @@ import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Settings;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * SPEC §3.9, defects 3 over h2c: one connection must not take the upstream pool of its event loop (streams that
  * never send their body, or never open their flow-control window).
  */
+@ExtendWith(NoLeaks.class)
 class Http2BoundsHttpTest {
 
     private static final String HEAVY = "sk_test_pro_1";
     private static final String OTHER = "sk_test_free_2";
-
-    @AfterAll
-    static void noLeaks() {
-        LeakWatch.assertNoLeaks();
-    }
 
     private static Edges edge(TestUpstream upstream, String extra) {
         return Edges.start(EdgeConfig.parse("test.yaml", Edges.SHIPLANE + extra), upstream.url(),

@@ -3,35 +3,31 @@ package dev.sluice.edge.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.config.ConfigException;
 import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.decision.KeyIds;
 import dev.sluice.edge.softlimit.LoggingQuotaWarningSink;
 import dev.sluice.edge.softlimit.QuotaWarning;
 import dev.sluice.edge.testing.Edges;
-import dev.sluice.edge.testing.LeakWatch;
+import dev.sluice.edge.testing.NoLeaks;
 import dev.sluice.edge.testing.TestUpstream;
-import dev.sluice.config.ConfigException;
 import dev.sluice.time.ManualTimeSource;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Keys appear in {@code quota.warning} events and in log lines by a stable, non-reversible id plus the plan
  * (SPEC §3.8: one event per key must be visible as such), never by the key or a prefix of it.
  */
+@ExtendWith(NoLeaks.class)
 class KeyIdHttpTest {
 
     private static final String FREE_1 = "sk_test_free_1";
     private static final String FREE_2 = "sk_test_free_2";
-
-    @AfterAll
-    static void noLeaks() {
-        LeakWatch.assertNoLeaks();
-    }
 
     private static List<QuotaWarning> crossTheSoftLimitWithTwoKeys(Edges edge) {
         for (String key : List.of(FREE_1, FREE_2)) {

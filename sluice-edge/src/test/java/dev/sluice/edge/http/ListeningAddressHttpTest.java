@@ -6,21 +6,17 @@ import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.EdgeOptions;
 import dev.sluice.edge.EdgeServer;
 import dev.sluice.edge.testing.Edges;
-import dev.sluice.edge.testing.LeakWatch;
+import dev.sluice.edge.testing.NoLeaks;
 import java.net.URI;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The edge names its addresses as the configuration wrote them, with the bound port ({@code 0.0.0.0:8080}),
  * not as the socket prints itself ({@code /[0:0:0:0:0:0:0:0]:8080}); its start-up line uses these.
  */
+@ExtendWith(NoLeaks.class)
 class ListeningAddressHttpTest {
-
-    @AfterAll
-    static void noLeaks() {
-        LeakWatch.assertNoLeaks();
-    }
 
     @Test
     void theWildcardAddressIsNamedAsConfiguredWithTheBoundPort() {

@@ -2,24 +2,25 @@ package dev.sluice.edge.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.edge.testing.Captures;
 import dev.sluice.edge.testing.Captures.Capture;
+import dev.sluice.edge.testing.Captures;
 import dev.sluice.edge.testing.Edges;
-import dev.sluice.edge.testing.LeakWatch;
-import dev.sluice.edge.testing.TestUpstream;
+import dev.sluice.edge.testing.NoLeaks;
 import dev.sluice.edge.testing.TestUpstream.Reply;
+import dev.sluice.edge.testing.TestUpstream;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The contract of SPEC §2.1–§2.3, §3.3 and §3.4 over real HTTP: the edge on a fake clock in front of
  * a counting upstream, compared with the shipped example responses ({@code examples/responses}).
  */
+@ExtendWith(NoLeaks.class)
 class RateLimitContractHttpTest {
 
     private static final String FREE = "sk_test_free_1";
@@ -40,11 +41,6 @@ class RateLimitContractHttpTest {
     void stop() {
         edge.close();
         upstream.close();
-    }
-
-    @AfterAll
-    static void noLeaks() {
-        LeakWatch.assertNoLeaks();
     }
 
     @Test

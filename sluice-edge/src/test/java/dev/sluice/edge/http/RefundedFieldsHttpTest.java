@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.EdgeOptions;
 import dev.sluice.edge.testing.Edges;
-import dev.sluice.edge.testing.LeakWatch;
-import dev.sluice.edge.testing.TestUpstream;
+import dev.sluice.edge.testing.NoLeaks;
 import dev.sluice.edge.testing.TestUpstream.Reply;
+import dev.sluice.edge.testing.TestUpstream;
 import dev.sluice.limiter.Allowed;
 import dev.sluice.limiter.Costs;
 import dev.sluice.limiter.Decision;
@@ -22,23 +22,19 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * An upstream 503 is refunded (SPEC §3.9), and the 503's own {@code RateLimit} tells what is left after the
  * refund (SPEC §2.2: every response tells what is left), the same as {@code GET /v1/usage} right after, with
  * a store that answers at once (in memory) and with one that answers later on another thread (as Redis does).
  */
+@ExtendWith(NoLeaks.class)
 class RefundedFieldsHttpTest {
 
     private static final String FREE = "sk_test_free_1";
     private static final String WHOLE = "\"burst\";r=20;t=0, \"daily\";r=10000;t=0"; // nothing spent: t=0
-
-    @AfterAll
-    static void noLeaks() {
-        LeakWatch.assertNoLeaks();
-    }
 
     private static void assertRefundedFieldsOn503(Edges edge, TestUpstream upstream) {
         upstream.reply("/v1/labels", Reply.status(503));

@@ -4,14 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.EdgeOptions;
+import dev.sluice.edge.config.ProblemConfig;
 import dev.sluice.edge.decision.DecisionOutcome;
 import dev.sluice.edge.decision.DecisionRecord;
 import dev.sluice.edge.decision.Verdict;
 import dev.sluice.edge.pipeline.EdgeStage;
-import dev.sluice.edge.config.ProblemConfig;
 import dev.sluice.edge.response.Problems;
 import dev.sluice.edge.testing.Edges;
-import dev.sluice.edge.testing.LeakWatch;
+import dev.sluice.edge.testing.NoLeaks;
 import dev.sluice.edge.testing.TestUpstream;
 import dev.sluice.time.ManualTimeSource;
 import dev.sluice.wire.ratelimit.RateLimitReader;
@@ -24,19 +24,15 @@ import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The regression cases of {@code testdata/cases/regression-cases.md} that concern the edge, over HTTP. */
+@ExtendWith(NoLeaks.class)
 class RegressionCasesHttpTest {
 
     private static final String FREE = "sk_test_free_1";
     private static final Pattern DELAY_SECONDS = Pattern.compile("[0-9]+");
-
-    @AfterAll
-    static void noLeaks() {
-        LeakWatch.assertNoLeaks();
-    }
 
     @Test
     void r02RetryAfterAndTAreWholeNonNegativeSecondsAndHonouringTheHintSucceeds() {

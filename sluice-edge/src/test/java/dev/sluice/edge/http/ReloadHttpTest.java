@@ -4,23 +4,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.sluice.config.ConfigException;
 import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.EdgeOptions;
 import dev.sluice.edge.testing.Edges;
-import dev.sluice.edge.testing.LeakWatch;
+import dev.sluice.edge.testing.NoLeaks;
 import dev.sluice.edge.testing.TestUpstream;
-import dev.sluice.config.ConfigException;
 import dev.sluice.time.ManualTimeSource;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** SPEC §3.13a: reload without restart; a bad file is refused and the old one kept; per-key overrides. */
+@ExtendWith(NoLeaks.class)
 class ReloadHttpTest {
 
     private static final String KEY = "sk_test_free_1";
@@ -50,11 +51,6 @@ class ReloadHttpTest {
             routes:
               - { method: GET, path: /v1/x, cost: -1 }
             """;
-
-    @AfterAll
-    static void noLeaks() {
-        LeakWatch.assertNoLeaks();
-    }
 
     @Test
     void aBrokenFileIsRefusedWithItsErrorsAndTheRunningConfigurationStays(@TempDir Path dir) throws IOException {

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.testing.Edges;
-import dev.sluice.edge.testing.LeakWatch;
+import dev.sluice.edge.testing.NoLeaks;
 import dev.sluice.edge.testing.RawHttp;
 import dev.sluice.edge.testing.TestUpstream;
 import dev.sluice.time.ManualTimeSource;
@@ -20,10 +20,10 @@ import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Slowloris: a request head (HTTP/2: a header block, or the connection preface) sent a byte at a time must
@@ -31,6 +31,7 @@ import org.junit.jupiter.api.Test;
  * they do the idle timeout): HTTP/1.1 gets 408 and a close, HTTP/2 a GOAWAY and a close; and one client
  * address holds at most {@code listen.max-connections-per-ip} connections.
  */
+@ExtendWith(NoLeaks.class)
 class SlowlorisHttpTest {
 
     private static final String KEY = "Authorization: Bearer sk_test_free_1\r\n";
@@ -55,11 +56,6 @@ class SlowlorisHttpTest {
         pacer.shutdownNow();
         edge.close();
         upstream.close();
-    }
-
-    @AfterAll
-    static void noLeaks() {
-        LeakWatch.assertNoLeaks();
     }
 
     /** Sends {@code bytes} one at a time, {@link #TRICKLE_MILLIS} apart, until they end or the edge closes. */

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.testing.Edges;
-import dev.sluice.edge.testing.LeakWatch;
+import dev.sluice.edge.testing.NoLeaks;
 import dev.sluice.edge.testing.SelfSigned;
 import dev.sluice.edge.testing.TestUpstream;
 import dev.sluice.time.ManualTimeSource;
@@ -23,12 +23,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -38,6 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
  * test time.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@ExtendWith(NoLeaks.class)
 class TlsHttpTest {
 
     private static final String PRO = "sk_test_pro_1";
@@ -73,11 +74,6 @@ class TlsHttpTest {
         h1.close();
         edge.close();
         upstream.close();
-    }
-
-    @AfterAll
-    static void noLeaks() {
-        LeakWatch.assertNoLeaks();
     }
 
     private static EdgeConfig config(Path certificate, Path key) {

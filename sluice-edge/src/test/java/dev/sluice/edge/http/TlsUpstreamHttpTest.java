@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.testing.Edges;
-import dev.sluice.edge.testing.LeakWatch;
+import dev.sluice.edge.testing.NoLeaks;
 import dev.sluice.edge.testing.SelfSigned;
 import dev.sluice.edge.testing.TestUpstream;
 import dev.sluice.time.ManualTimeSource;
@@ -12,11 +12,11 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -25,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * failed check is a 502, the request never reaching the upstream's handler.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@ExtendWith(NoLeaks.class)
 class TlsUpstreamHttpTest {
 
     private static final String FREE = "sk_test_free_1";
@@ -50,11 +51,6 @@ class TlsUpstreamHttpTest {
             edge.close();
         }
         upstream.close();
-    }
-
-    @AfterAll
-    static void noLeaks() {
-        LeakWatch.assertNoLeaks();
     }
 
     private Edges edge(String upstreamSection, URI url) {

@@ -7,7 +7,7 @@ import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.testing.Edges;
 import dev.sluice.edge.testing.FixedUpstream;
 import dev.sluice.edge.testing.H2Client;
-import dev.sluice.edge.testing.LeakWatch;
+import dev.sluice.edge.testing.NoLeaks;
 import dev.sluice.edge.testing.RawHttp;
 import dev.sluice.edge.testing.TestUpstream;
 import dev.sluice.time.ManualTimeSource;
@@ -25,8 +25,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The upstream's response timeout starts when the request body has been sent, so an upload slower than it
@@ -34,16 +34,12 @@ import org.junit.jupiter.api.Test;
  * fault, 408 (RFC 9110 §15.5.9), counted as a client stall, with the upstream connection discarded; an
  * upstream that stops reading the body is the upstream's, 504.
  */
+@ExtendWith(NoLeaks.class)
 class UploadTimeoutHttpTest {
 
     private static final String FREE = "sk_test_free_1";
     private static final String POST_HEAD = "POST /v1/labels HTTP/1.1\r\nHost: edge\r\nAuthorization: Bearer " + FREE
             + "\r\nContent-Type: application/octet-stream\r\n";
-
-    @AfterAll
-    static void noLeaks() {
-        LeakWatch.assertNoLeaks();
-    }
 
     private static Edges edge(URI upstream, String listenAndUpstream) {
         return Edges.start(EdgeConfig.parse("test.yaml", Edges.SHIPLANE + listenAndUpstream), upstream,

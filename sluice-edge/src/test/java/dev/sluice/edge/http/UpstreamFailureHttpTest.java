@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.testing.Edges;
-import dev.sluice.edge.testing.LeakWatch;
+import dev.sluice.edge.testing.NoLeaks;
 import dev.sluice.time.ManualTimeSource;
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,21 +15,17 @@ import java.net.URI;
 import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Upstream trouble: unreachable is a 502 problem, silent past the response timeout is a
  * 504 problem; both still carry the key's RateLimit fields (SPEC §2.2) and are not the shedder's 503.
  */
+@ExtendWith(NoLeaks.class)
 class UpstreamFailureHttpTest {
 
     private static final String FREE = "sk_test_free_1";
-
-    @AfterAll
-    static void noLeaks() {
-        LeakWatch.assertNoLeaks();
-    }
 
     @Test
     void unreachableUpstreamIs502WithTheKeysRateLimitFields() throws IOException {

@@ -6,10 +6,10 @@ import static org.awaitility.Awaitility.await;
 import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.testing.Edges;
 import dev.sluice.edge.testing.H2Client;
-import dev.sluice.edge.testing.LeakWatch;
+import dev.sluice.edge.testing.NoLeaks;
 import dev.sluice.edge.testing.RawHttp;
-import dev.sluice.edge.testing.TestUpstream;
 import dev.sluice.edge.testing.TestUpstream.Reply;
+import dev.sluice.edge.testing.TestUpstream;
 import dev.sluice.limiter.PolicyState;
 import dev.sluice.time.ManualTimeSource;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
@@ -18,10 +18,10 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * SPEC §1 {@code concurrent-requests}: a slot taken at admission comes back when the client goes away
@@ -29,6 +29,7 @@ import org.junit.jupiter.api.Test;
  * behind: the next request is admitted, the shedder's count is back to zero, and no buffer leaks
  * (paranoid leak detection). The key's plan allows one request in flight.
  */
+@ExtendWith(NoLeaks.class)
 class ConcurrencyReleaseHttpTest {
 
     private static final String KEY = "sk_team";
@@ -60,11 +61,6 @@ class ConcurrencyReleaseHttpTest {
     void stop() {
         edge.close();
         upstream.close();
-    }
-
-    @AfterAll
-    static void noLeaks() {
-        LeakWatch.assertNoLeaks();
     }
 
     /** The key's requests in flight, as the limiter counts them. */

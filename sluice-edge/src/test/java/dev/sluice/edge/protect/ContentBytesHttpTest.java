@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.testing.Edges;
 import dev.sluice.edge.testing.H2Client;
-import dev.sluice.edge.testing.LeakWatch;
+import dev.sluice.edge.testing.NoLeaks;
 import dev.sluice.edge.testing.RawHttp;
 import dev.sluice.edge.testing.TestUpstream;
 import dev.sluice.time.ManualTimeSource;
@@ -13,16 +13,17 @@ import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * SPEC §1 {@code content-bytes} over real HTTP, on a fake clock: a plan limiting request bytes charges
  * each request its {@code Content-Length}, says {@code qu="content-bytes"} in {@code RateLimit-Policy}, and
  * answers a body without a length with 411 before reading it.
  */
+@ExtendWith(NoLeaks.class)
 class ContentBytesHttpTest {
 
     private static final String KEY = "sk_upload";
@@ -54,11 +55,6 @@ class ContentBytesHttpTest {
     void stop() {
         edge.close();
         upstream.close();
-    }
-
-    @AfterAll
-    static void noLeaks() {
-        LeakWatch.assertNoLeaks();
     }
 
     private HttpResponse<String> post(int bytes) {

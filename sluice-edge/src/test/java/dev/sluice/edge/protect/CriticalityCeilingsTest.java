@@ -6,26 +6,22 @@ import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.route.Criticality;
 import dev.sluice.edge.shedding.CriticalityShedder;
 import dev.sluice.edge.testing.Edges;
-import dev.sluice.edge.testing.LeakWatch;
+import dev.sluice.edge.testing.NoLeaks;
 import dev.sluice.edge.testing.TestUpstream;
 import java.net.http.HttpResponse;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The shedder's ceilings against the configuration docs (SPEC §3.9; sluice-edge README "Protection
  * stages": {@code CRITICAL_PLUS} L, {@code CRITICAL} L(1−r/2), {@code SHEDDABLE_PLUS} L(1−r),
  * {@code SHEDDABLE} L(1−3r/2), rounded down): the reserve is bounded both ways, for every limit and share.
  */
+@ExtendWith(NoLeaks.class)
 class CriticalityCeilingsTest {
 
     private static int c(Criticality level, int limit, int reservedPercent) {
         return CriticalityShedder.ceiling(level, limit, reservedPercent);
-    }
-
-    @AfterAll
-    static void noLeaks() {
-        LeakWatch.assertNoLeaks();
     }
 
     @Test

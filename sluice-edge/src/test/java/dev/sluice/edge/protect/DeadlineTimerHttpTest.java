@@ -5,9 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.testing.Edges;
-import dev.sluice.edge.testing.LeakWatch;
-import dev.sluice.edge.testing.TestUpstream;
+import dev.sluice.edge.testing.NoLeaks;
 import dev.sluice.edge.testing.TestUpstream.Reply;
+import dev.sluice.edge.testing.TestUpstream;
 import dev.sluice.time.ManualTimeSource;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -17,10 +17,10 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * SPEC §3.9 deadlines over real HTTP/1.1: a request whose deadline ({@code Request-Timeout}) passes while
@@ -29,6 +29,7 @@ import org.junit.jupiter.api.Test;
  * The upstream holds every request until the test has read the edge's answer, so an answer that waited
  * for the upstream cannot pass.
  */
+@ExtendWith(NoLeaks.class)
 class DeadlineTimerHttpTest {
 
     private static final String FREE = "sk_test_free_1";
@@ -73,11 +74,6 @@ class DeadlineTimerHttpTest {
         release.countDown();
         edge.close();
         upstream.close();
-    }
-
-    @AfterAll
-    static void noLeaks() {
-        LeakWatch.assertNoLeaks();
     }
 
     private HttpRequest.Builder request(String path, String requestTimeout) {

@@ -7,7 +7,7 @@ import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.EdgeOptions;
 import dev.sluice.edge.EdgeServer;
 import dev.sluice.edge.escalation.EscalationConfig;
-import dev.sluice.edge.testing.LeakWatch;
+import dev.sluice.edge.testing.NoLeaks;
 import dev.sluice.edge.testing.RawHttp;
 import dev.sluice.edge.testing.TestUpstream;
 import dev.sluice.time.TimeSource;
@@ -15,10 +15,10 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * SPEC §3.12 over loopback in real time: a client in a tight retry loop (one keep-alive connection,
@@ -38,14 +38,10 @@ import org.junit.jupiter.api.Timeout;
  */
 @Tag("slow")
 @Timeout(120)
+@ExtendWith(NoLeaks.class)
 class EscalationIsolationHttpTest {
 
     private static final int SAMPLES = 300;
-
-    @AfterAll
-    static void noLeaks() {
-        LeakWatch.assertNoLeaks();
-    }
 
     @Test
     void aWellBehavedKeyKeepsItsRateAndLatencyWhileAnotherKeyLoopsAndIsBlocked() throws Exception {

@@ -4,20 +4,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.testing.Edges;
-import dev.sluice.edge.testing.LeakWatch;
+import dev.sluice.edge.testing.NoLeaks;
 import dev.sluice.edge.testing.TestUpstream;
 import dev.sluice.time.ManualTimeSource;
 import java.net.http.HttpResponse;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * SPEC §3.4 with {@code problem.types: iana}: every rejection the edge writes for a limit, an overload or a
  * retry loop carries the draft-11 registered problem type (draft-ietf-httpapi-ratelimit-headers-11 §10.4),
  * over real HTTP on a fake clock.
  */
+@ExtendWith(NoLeaks.class)
 class IanaProblemTypesHttpTest {
 
     private static final String IANA = "\"type\":\"https://iana.org/assignments/http-problem-types#";
@@ -54,11 +55,6 @@ class IanaProblemTypesHttpTest {
     void stop() {
         edge.close();
         upstream.close();
-    }
-
-    @AfterAll
-    static void noLeaks() {
-        LeakWatch.assertNoLeaks();
     }
 
     @Test

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.testing.Edges;
-import dev.sluice.edge.testing.LeakWatch;
-import dev.sluice.edge.testing.TestUpstream;
+import dev.sluice.edge.testing.NoLeaks;
 import dev.sluice.edge.testing.TestUpstream.Reply;
+import dev.sluice.edge.testing.TestUpstream;
 import dev.sluice.time.ManualTimeSource;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -16,15 +16,16 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * SPEC §3.11 over real HTTP/1.1, on a fake clock: what a retried write gets from the edge. The upstream
  * answers 201 with a label, so every reach of it is visible in {@link TestUpstream#requests()}.
  */
+@ExtendWith(NoLeaks.class)
 class IdempotencyHttpTest {
 
     private static final String FREE = "sk_test_free_1";
@@ -60,11 +61,6 @@ class IdempotencyHttpTest {
     void stop() {
         edge.close();
         upstream.close();
-    }
-
-    @AfterAll
-    static void noLeaks() {
-        LeakWatch.assertNoLeaks();
     }
 
     private HttpResponse<String> buy(String idempotencyKey, String body) {

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.EdgeOptions;
 import dev.sluice.edge.testing.Edges;
-import dev.sluice.edge.testing.LeakWatch;
-import dev.sluice.edge.testing.TestUpstream;
+import dev.sluice.edge.testing.NoLeaks;
 import dev.sluice.edge.testing.TestUpstream.Reply;
+import dev.sluice.edge.testing.TestUpstream;
 import dev.sluice.limiter.idempotency.Claim;
 import dev.sluice.limiter.idempotency.IdempotencyKey;
 import dev.sluice.limiter.idempotency.IdempotencyRecord;
@@ -26,9 +26,9 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * SPEC §3.11 when the idempotency store cannot be reached (a shared Redis down), over real HTTP/1.1 on a
@@ -37,6 +37,7 @@ import org.junit.jupiter.api.Test;
  * configuration says to forward; a claim taken before the outage is still answered right on this edge
  * and written to the store when it is back.
  */
+@ExtendWith(NoLeaks.class)
 class IdempotencyStoreOutageHttpTest {
 
     private static final String FREE = "sk_test_free_1";
@@ -71,11 +72,6 @@ class IdempotencyStoreOutageHttpTest {
     void stop() {
         edge.close();
         upstream.close();
-    }
-
-    @AfterAll
-    static void noLeaks() {
-        LeakWatch.assertNoLeaks();
     }
 
     private HttpResponse<String> buy(String idempotencyKey) {

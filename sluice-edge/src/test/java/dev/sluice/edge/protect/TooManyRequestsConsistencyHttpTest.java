@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.testing.Edges;
-import dev.sluice.edge.testing.LeakWatch;
+import dev.sluice.edge.testing.NoLeaks;
 import dev.sluice.edge.testing.TestUpstream;
 import dev.sluice.time.ManualTimeSource;
 import dev.sluice.wire.problem.ProblemDetails;
@@ -21,10 +21,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * SPEC §2.3 and §3.4 over real HTTP on a fake clock: on every 429 the edge writes, the {@code RateLimit}
@@ -33,6 +33,7 @@ import org.junit.jupiter.api.Test;
  * {@code rate_limited}, {@code quota_exhausted}, two policies refusing at once, and the escalated 429s of
  * the retry-loop stage (SPEC §3.12), which are also kept per (key, client address).
  */
+@ExtendWith(NoLeaks.class)
 class TooManyRequestsConsistencyHttpTest {
 
     private static final String CONFIG = """
@@ -78,11 +79,6 @@ class TooManyRequestsConsistencyHttpTest {
     void stop() {
         edge.close();
         upstream.close();
-    }
-
-    @AfterAll
-    static void noLeaks() {
-        LeakWatch.assertNoLeaks();
     }
 
     /** {@code "burst";r=0;t=1, "daily";r=9980;t=21600} as name → [r, t]. */

@@ -15,6 +15,7 @@ import dev.sluice.examples.demo.report.HtmlReport;
 import dev.sluice.examples.demo.report.LiveTable;
 import dev.sluice.examples.demo.report.RunReport;
 import dev.sluice.examples.demo.series.SecondCounts;
+import dev.sluice.examples.demo.series.Series;
 import dev.sluice.examples.demo.series.SeriesRecorder;
 import dev.sluice.examples.shiplane.ShiplaneConfig;
 import dev.sluice.examples.shiplane.ShiplaneServer;
@@ -75,6 +76,10 @@ public final class DemoRun {
     private final Optional<Path> edgeLog;
     private final CountDownLatch finished = new CountDownLatch(1);
     private volatile boolean stopRequested;
+    /** When Shiplane recovered after the blip of the current run, nanos since its start; -1 before. */
+    private volatile long recoveredAtNanos = -1;
+    /** Requests past the edge's limits in each whole second after the blip of the current run, until it recovered. */
+    private final List<Long> afterBlip = new java.util.concurrent.CopyOnWriteArrayList<>();
     private boolean ran;
 
     /**
@@ -167,6 +172,8 @@ public final class DemoRun {
             throws IOException {
         ShiplaneConfig upstreamConfig = ShiplaneConfig.defaults().withPort(0)
                 .withRandom(new SplittableRandom(settings.seed())).withSlowBlip(BLIP_SLOW_SHARE, BLIP_SLOW_LATENCY);
+        recoveredAtNanos = -1;
+        afterBlip.clear();
         try (ShiplaneServer shiplane = ShiplaneServer.start(upstreamConfig);
                 DemoEdge edge = edges.start(settings, shiplane.baseUri(), groups)) {
             SeriesRecorder recorder = new SeriesRecorder(time, settings.durationSeconds() + STOP_SLACK_SECONDS);
@@ -184,7 +191,8 @@ public final class DemoRun {
                 Instant startedAt = time.now();
                 recorder.start();
                 fleet.start();
-                long ranNanos = timeline(recorder, fleet, shiplane, table, kind);
+                RecoveryRule recovery = new RecoveryRule(recoveryCapacity(edge.limitPerSecond()), RECOVERY_SECONDS);
+                long ranNanos = timeline(recorder, fleet, shiplane, table, kind, recovery);
                 fleet.stop(FLEET_STOP_GRACE);
                 shiplane.blip(false);
 
@@ -200,6 +208,7 @@ public final class DemoRun {
                 boolean interrupted = ranNanos < settings.durationSeconds() * 1_000_000_000L;
                 long escalated = edge.escalated();
                 List<String> notes = new ArrayList<>();
+                notes.add(recoveryNote(recovery, ranNanos));
                 String summary = edge.summary();
                 if (!summary.isEmpty()) {
                     notes.add(summary);
@@ -263,7 +272,7 @@ public final class DemoRun {
 
     /** Drives the blip and prints rows until the run's end or a stop request; returns the nanos run. */
     private long timeline(SeriesRecorder recorder, Fleet fleet, ShiplaneServer shiplane, LiveTable table,
-            ClientKind kind) {
+            ClientKind kind, RecoveryRule recovery) {
         long start = recorder.startNanos();
         long duration = settings.durationSeconds() * 1_000_000_000L;
         long blipFrom = settings.blipAtSeconds() * 1_000_000_000L;
@@ -278,8 +287,18 @@ public final class DemoRun {
                     blipStarted = true;
                 }
                 if (blipStarted && elapsed >= blipTo) {
-                    shiplane.blip(false);
                     blipEnded = true;
+                    afterBlip.clear();
+                }
+            }
+            if (blipEnded && settings.hasBlip() && recoveredAtNanos < 0) {
+                // each whole second after the blip, once its attempts' 429s are in (they come at once)
+                int next = settings.blipAtSeconds() + settings.blipForSeconds() + afterBlip.size();
+                if (recovery.recovered()
+                        || (elapsed >= (next + 1) * 1_000_000_000L + ROW_GRACE_NANOS && next < settings.durationSeconds()
+                        && recovery.second(record(recorder.second(next))))) {
+                    shiplane.blip(false);
+                    recoveredAtNanos = elapsed;
                 }
             }
             while (table.rowsPrinted() < settings.durationSeconds()) {
@@ -316,8 +335,52 @@ public final class DemoRun {
         if (!settings.hasBlip()) {
             return "";
         }
-        boolean in = second + 1 > settings.blipAtSeconds() && second < settings.blipAtSeconds() + settings.blipForSeconds();
-        return in ? "<- blip (Shiplane answers 503 or stalls)" : "";
+        int end = settings.blipAtSeconds() + settings.blipForSeconds();
+        boolean in = second + 1 > settings.blipAtSeconds() && second < end;
+        if (in) {
+            return "<- blip (Shiplane answers 503 or stalls)";
+        }
+        long recovered = recoveredAtNanos;
+        boolean down = second >= end && (recovered < 0 || second * 1_000_000_000L < recovered);
+        return down ? "<- Shiplane still overloaded" : "";
+    }
+
+    /** Requests of {@code second} that got past the edge's limits (sent, and not answered 429), kept for the note. */
+    private long record(SecondCounts second) {
+        long past = second.get(Series.OFFERED) - second.get(Series.RATE_LIMITED) - second.get(Series.QUOTA_EXHAUSTED);
+        afterBlip.add(past);
+        return past;
+    }
+
+    /** What Shiplane did after the blip: when it recovered, and the load past the edge's limits until then. */
+    private String recoveryNote(RecoveryRule recovery, long ranNanos) {
+        if (!settings.hasBlip()) {
+            return "shiplane: no blip";
+        }
+        int end = settings.blipAtSeconds() + settings.blipForSeconds();
+        String load = String.format(Locale.ROOT, "; requests past the edge's limits each second from the blip's end: %s"
+                + " (it recovers after %d s in a row at <= %,.0f/s)", afterBlip, recovery.seconds(),
+                recovery.capacityPerSecond());
+        long recovered = recoveredAtNanos;
+        return recovered >= 0
+                ? String.format(Locale.ROOT, "shiplane: overloaded from %d s to %.1f s (the %d s blip, then %.1f s more)%s",
+                        settings.blipAtSeconds(), recovered / 1e9, settings.blipForSeconds(), recovered / 1e9 - end, load)
+                : String.format(Locale.ROOT, "shiplane: overloaded from %d s to the end of the run (the %d s blip, then"
+                        + " %.1f s more)%s", settings.blipAtSeconds(), settings.blipForSeconds(),
+                        Math.min(ranNanos, settings.durationSeconds() * 1e9) / 1e9 - end, load);
+    }
+
+    /** Whole seconds in a row the load past the edge's limits must stay within Shiplane's recovery capacity. */
+    static final int RECOVERY_SECONDS = 2;
+
+    /**
+     * Shiplane's capacity while it recovers, requests/s: the setting, or by default the fleet's limit
+     * ({@code limitPerSecond}, the units/s the edge sells) taken as requests — a backend provisioned for
+     * what it sells, and not for a storm of retries on top of it; infinite when the limit is unknown.
+     */
+    private double recoveryCapacity(double limitPerSecond) {
+        double set = settings.recoveryCapacityPerSecond();
+        return set > 0 ? set : limitPerSecond > 0 ? limitPerSecond : Double.POSITIVE_INFINITY;
     }
 
     private Optional<RunReport.Blip> blipWindow(int secondsRun) {
@@ -357,10 +420,12 @@ public final class DemoRun {
         lines.add("  edge      config " + settings.config() + " + the demo's keys (a fresh edge for each client)");
         String blip = settings.hasBlip()
                 ? String.format(Locale.ROOT, "; blip from %d s to %d s: %.0f %% of answers 503 (Retry-After 1),"
-                        + " %.0f %% stall %d s (the label is bought; every client's attempt timeout is %d s)",
+                        + " %.0f %% stall %d s (the label is bought; every client's attempt timeout is %d s); after"
+                        + " it Shiplane stays overloaded (answers the same) until, %d s in a row, the requests past the"
+                        + " edge's limits stay at or under its recovery capacity, the fleet's limit taken as requests/s",
                         settings.blipAtSeconds(), settings.blipAtSeconds() + settings.blipForSeconds(),
                         100 * (1 - BLIP_SLOW_SHARE), 100 * BLIP_SLOW_SHARE, BLIP_SLOW_LATENCY.toSeconds(),
-                        Fleet.ATTEMPT_TIMEOUT.toSeconds())
+                        Fleet.ATTEMPT_TIMEOUT.toSeconds(), RECOVERY_SECONDS)
                 : "; no blip";
         ShiplaneConfig shiplane = ShiplaneConfig.defaults();
         lines.add(String.format(Locale.ROOT, "  upstream  Shiplane, answers in %d ms +/- %d ms%s",

@@ -23,6 +23,11 @@ import java.util.Objects;
  * @param trialDailyQuota the daily quota of the demo's Trial plan, small so that it runs out before
  *     the blip and {@code quota_exhausted} shows (default 60)
  * @param kinds the clients compared, in the order they run (default naive, careful, Sluice SDK)
+ * @param recoveryCapacityPerSecond Shiplane's capacity while it recovers from the blip, requests/s:
+ *     after the blip it stays overloaded until, {@link DemoRun#RECOVERY_SECONDS} s in a row, the
+ *     requests that got past the edge's limits stayed at or under it ({@link RecoveryRule}). 0 (the
+ *     default) takes the fleet's limit, the sum of its keys' burst rates, as requests/s;
+ *     {@link Double#POSITIVE_INFINITY} turns the rule off (Shiplane is back when the blip ends)
  */
 public record DemoSettings(
         int clients,
@@ -35,7 +40,8 @@ public record DemoSettings(
         long seed,
         double callsPerSecondPerClient,
         long trialDailyQuota,
-        List<ClientKind> kinds) {
+        List<ClientKind> kinds,
+        double recoveryCapacityPerSecond) {
 
     public static final int MAX_CLIENTS = 5_000;
     public static final int MAX_DURATION_SECONDS = 3_600;
@@ -74,6 +80,10 @@ public record DemoSettings(
             throw new IllegalArgumentException("calls per second per client must be in (0, 1000], was "
                     + callsPerSecondPerClient);
         }
+        if (!(recoveryCapacityPerSecond >= 0)) {
+            throw new IllegalArgumentException("--recovery-capacity must be > 0 requests/s (or the limit, or off), was "
+                    + recoveryCapacityPerSecond);
+        }
         if (trialDailyQuota < 1) {
             throw new IllegalArgumentException("the Trial plan's daily quota must be >= 1, was " + trialDailyQuota);
         }
@@ -85,7 +95,7 @@ public record DemoSettings(
      */
     public static DemoSettings defaults() {
         return new DemoSettings(200, 40, 20, 5, 0, Path.of("examples", "shiplane.yaml"), Path.of("demo-report.html"),
-                42, 2.25, 60, List.of(ClientKind.values()));
+                42, 2.25, 60, List.of(ClientKind.values()), 0);
     }
 
     /** Whether this run has a blip. */
@@ -95,7 +105,8 @@ public record DemoSettings(
 
     public DemoSettings withClients(int n) {
         return new DemoSettings(n, durationSeconds, blipAtSeconds, blipForSeconds, edgePort, config, report, seed,
-                callsPerSecondPerClient, trialDailyQuota, kinds);
+                callsPerSecondPerClient, trialDailyQuota, kinds,
+                recoveryCapacityPerSecond);
     }
 
     /**
@@ -105,7 +116,8 @@ public record DemoSettings(
     public DemoSettings withDuration(int seconds) {
         int at = seconds / 2;
         return new DemoSettings(clients, seconds, at, Math.min(blipForSeconds, Math.max(0, seconds - at)), edgePort,
-                config, report, seed, callsPerSecondPerClient, trialDailyQuota, kinds);
+                config, report, seed, callsPerSecondPerClient, trialDailyQuota, kinds,
+                recoveryCapacityPerSecond);
     }
 
     /**
@@ -119,7 +131,8 @@ public record DemoSettings(
 
     public DemoSettings withBlip(int atSeconds, int forSeconds) {
         return new DemoSettings(clients, durationSeconds, atSeconds, forSeconds, edgePort, config, report, seed,
-                callsPerSecondPerClient, trialDailyQuota, kinds);
+                callsPerSecondPerClient, trialDailyQuota, kinds,
+                recoveryCapacityPerSecond);
     }
 
     public DemoSettings withoutBlip() {
@@ -128,37 +141,53 @@ public record DemoSettings(
 
     public DemoSettings withEdgePort(int port) {
         return new DemoSettings(clients, durationSeconds, blipAtSeconds, blipForSeconds, port, config, report, seed,
-                callsPerSecondPerClient, trialDailyQuota, kinds);
+                callsPerSecondPerClient, trialDailyQuota, kinds,
+                recoveryCapacityPerSecond);
     }
 
     public DemoSettings withConfig(Path file) {
         return new DemoSettings(clients, durationSeconds, blipAtSeconds, blipForSeconds, edgePort, file, report, seed,
-                callsPerSecondPerClient, trialDailyQuota, kinds);
+                callsPerSecondPerClient, trialDailyQuota, kinds,
+                recoveryCapacityPerSecond);
     }
 
     public DemoSettings withReport(Path file) {
         return new DemoSettings(clients, durationSeconds, blipAtSeconds, blipForSeconds, edgePort, config, file, seed,
-                callsPerSecondPerClient, trialDailyQuota, kinds);
+                callsPerSecondPerClient, trialDailyQuota, kinds,
+                recoveryCapacityPerSecond);
     }
 
     public DemoSettings withSeed(long s) {
         return new DemoSettings(clients, durationSeconds, blipAtSeconds, blipForSeconds, edgePort, config, report, s,
-                callsPerSecondPerClient, trialDailyQuota, kinds);
+                callsPerSecondPerClient, trialDailyQuota, kinds,
+                recoveryCapacityPerSecond);
     }
 
     public DemoSettings withCallsPerSecondPerClient(double rate) {
         return new DemoSettings(clients, durationSeconds, blipAtSeconds, blipForSeconds, edgePort, config, report, seed,
-                rate, trialDailyQuota, kinds);
+                rate, trialDailyQuota, kinds,
+                recoveryCapacityPerSecond);
     }
 
     public DemoSettings withTrialDailyQuota(long quota) {
         return new DemoSettings(clients, durationSeconds, blipAtSeconds, blipForSeconds, edgePort, config, report, seed,
-                callsPerSecondPerClient, quota, kinds);
+                callsPerSecondPerClient, quota, kinds,
+                recoveryCapacityPerSecond);
     }
 
     /** This run comparing {@code clientKinds}, in that order. */
     public DemoSettings withKinds(List<ClientKind> clientKinds) {
         return new DemoSettings(clients, durationSeconds, blipAtSeconds, blipForSeconds, edgePort, config, report, seed,
-                callsPerSecondPerClient, trialDailyQuota, clientKinds);
+                callsPerSecondPerClient, trialDailyQuota, clientKinds,
+                recoveryCapacityPerSecond);
+    }
+
+    /**
+     * This run with Shiplane recovering from the blip at {@code perSecond} requests/s (0: the fleet's
+     * limit; {@link Double#POSITIVE_INFINITY}: no recovery rule).
+     */
+    public DemoSettings withRecoveryCapacity(double perSecond) {
+        return new DemoSettings(clients, durationSeconds, blipAtSeconds, blipForSeconds, edgePort, config, report, seed,
+                callsPerSecondPerClient, trialDailyQuota, kinds, perSecond);
     }
 }

@@ -62,7 +62,10 @@ class DemoRunTest {
                 .withConfig(repo.resolve("examples/shiplane.yaml"))
                 .withReport(dir.resolve("demo-report.html"))
                 .withCallsPerSecondPerClient(4)   // 3 Free clients on a key ask for ~14 units/s against 10/s
-                .withTrialDailyQuota(10);         // the Trial keys run out within the first seconds
+                .withTrialDailyQuota(10)          // the Trial keys run out within the first seconds
+                // Shiplane back when the blip ends, so that a 503 away from it is the edge's (RecoveryRuleTest
+                // has the rule that keeps it down)
+                .withRecoveryCapacity(Double.POSITIVE_INFINITY);
         DemoEdge.Starter starter = (s, upstream, groups) -> {
             ShiplaneEdge e = ShiplaneEdge.start(s, upstream, groups);
             edgeMetrics.add(e.server().registry());
@@ -185,6 +188,7 @@ class DemoRunTest {
         assertThat(printed).contains("comparison: the same fleet, edge and blip", "labels bought twice",
                 "back to normal after the blip", "report: " + reportFile);
         assertThat(printed).containsPattern("the Sluice SDK is (ahead|behind)");
+        assertThat(printed).containsPattern("shiplane: overloaded from 2 s to 4\\.\\d s \\(the 2 s blip, then 0\\.\\d s more\\)");
     }
 
     @Test

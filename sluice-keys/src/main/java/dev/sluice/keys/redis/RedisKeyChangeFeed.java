@@ -112,7 +112,11 @@ final class RedisKeyChangeFeed implements AutoCloseable {
             } catch (Exception e) {
                 listening = false;
                 if (c != null) {
-                    c.closeAsync();
+                    try {
+                        c.close();
+                    } catch (RuntimeException closing) {
+                        LOG.debug("closing the subscription's connection", closing);
+                    }
                 }
                 current = null;
                 if (!running) {

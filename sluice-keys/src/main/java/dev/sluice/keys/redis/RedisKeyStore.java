@@ -89,41 +89,59 @@ public final class RedisKeyStore implements ApiKeyStore {
     static final String OVERRIDE = "q:";
 
     /** Unix milliseconds from Redis's clock, as a decimal string (exact: no Lua number formatting). */
-    private static final String NOW = "local t = redis.call('TIME')\n"
-            + "local now = t[1] .. string.format('%03d', math.floor(tonumber(t[2]) / 1000))\n";
+    private static final String NOW = """
+            local t = redis.call('TIME')
+            local now = t[1] .. string.format('%03d', math.floor(tonumber(t[2]) / 1000))
+            """;
 
     /**
      * KEYS: the key's hash, the id index. ARGV: key hash, key id, plan, renewal day, label ({@code +text} or
      * {@code -}), warning destination (same), channel, then policy, q pairs. An empty reply: the hash or the id
      * exists already.
      */
-    private static final String CREATE = "if redis.call('EXISTS', KEYS[1]) == 1 or redis.call('HEXISTS', KEYS[2], "
-            + "ARGV[2]) == 1 then return {} end\n"
-            + NOW
-            + "redis.call('HSET', KEYS[1], 'key_id', ARGV[2], 'plan', ARGV[3], 'renewal_day', ARGV[4], "
-            + "'created_at', now)\n"
-            + "if string.sub(ARGV[5], 1, 1) == '+' then redis.call('HSET', KEYS[1], 'label', string.sub(ARGV[5], 2)) "
-            + "end\n"
-            + "if string.sub(ARGV[6], 1, 1) == '+' then redis.call('HSET', KEYS[1], 'warning_destination', "
-            + "string.sub(ARGV[6], 2)) end\n"
-            + "for i = 8, #ARGV, 2 do redis.call('HSET', KEYS[1], 'q:' .. ARGV[i], ARGV[i + 1]) end\n"
-            + "redis.call('HSET', KEYS[2], ARGV[2], ARGV[1])\n"
-            + "redis.call('PUBLISH', ARGV[7], ARGV[1])\n"
-            + "return redis.call('HGETALL', KEYS[1])\n";
+    private static final String CREATE = """
+            if redis.call('EXISTS', KEYS[1]) == 1 or redis.call('HEXISTS', KEYS[2], ARGV[2]) == 1 then
+              return {}
+            end
+            """ + NOW + """
+            redis.call('HSET', KEYS[1], 'key_id', ARGV[2], 'plan', ARGV[3], 'renewal_day', ARGV[4], 'created_at', now)
+            if string.sub(ARGV[5], 1, 1) == '+' then
+              redis.call('HSET', KEYS[1], 'label', string.sub(ARGV[5], 2))
+            end
+            if string.sub(ARGV[6], 1, 1) == '+' then
+              redis.call('HSET', KEYS[1], 'warning_destination', string.sub(ARGV[6], 2))
+            end
+            for i = 8, #ARGV, 2 do
+              redis.call('HSET', KEYS[1], 'q:' .. ARGV[i], ARGV[i + 1])
+            end
+            redis.call('HSET', KEYS[2], ARGV[2], ARGV[1])
+            redis.call('PUBLISH', ARGV[7], ARGV[1])
+            return redis.call('HGETALL', KEYS[1])
+            """;
 
     /**
      * KEYS: the key's hash, the id index. ARGV: key id, key hash, channel, live only ({@code 1}: not on a
-     * revoked key), operation ({@code set}, {@code del}, {@code revoke}), field, value. An empty reply: no such
-     * key (or revoked, when live only).
+     * revoked key), operation ({@code set}, {@code del}, {@code revoke}: the first revocation time kept), field,
+     * value. An empty reply: no such key (or revoked, when live only).
      */
-    private static final String UPDATE = "if redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[2] or "
-            + "redis.call('EXISTS', KEYS[1]) == 0 then return {} end\n"
-            + "if ARGV[4] == '1' and redis.call('HEXISTS', KEYS[1], 'revoked_at') == 1 then return {} end\n"
-            + "if ARGV[5] == 'set' then redis.call('HSET', KEYS[1], ARGV[6], ARGV[7])\n"
-            + "elseif ARGV[5] == 'del' then redis.call('HDEL', KEYS[1], ARGV[6])\n"
-            + "else\n" + NOW + "redis.call('HSETNX', KEYS[1], 'revoked_at', now) end\n"
-            + "redis.call('PUBLISH', ARGV[3], ARGV[2])\n"
-            + "return redis.call('HGETALL', KEYS[1])\n";
+    private static final String UPDATE = """
+            if redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[2] or redis.call('EXISTS', KEYS[1]) == 0 then
+              return {}
+            end
+            if ARGV[4] == '1' and redis.call('HEXISTS', KEYS[1], 'revoked_at') == 1 then
+              return {}
+            end
+            if ARGV[5] == 'set' then
+              redis.call('HSET', KEYS[1], ARGV[6], ARGV[7])
+            elseif ARGV[5] == 'del' then
+              redis.call('HDEL', KEYS[1], ARGV[6])
+            else
+            """ + NOW + """
+              redis.call('HSETNX', KEYS[1], 'revoked_at', now)
+            end
+            redis.call('PUBLISH', ARGV[3], ARGV[2])
+            return redis.call('HGETALL', KEYS[1])
+            """;
 
     private final KeyStoreConfig config;
     private final KeyHashing hashing;

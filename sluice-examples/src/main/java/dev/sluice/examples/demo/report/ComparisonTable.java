@@ -33,6 +33,9 @@ public final class ComparisonTable {
                 new Figure("peak offered, attempts/s (x the limit)",
                         h -> String.format(Locale.ROOT, "%,d  %.2fx", h.peakOffered(), h.peakRatio()),
                         Headline::peakRatio, true, h -> String.format(Locale.ROOT, "%.2fx", h.peakRatio())),
+                new Figure("  peak x normal traffic (5 s before)",
+                        h -> String.format(Locale.ROOT, "%.2fx", h.peakVsNormal()),
+                        Headline::peakVsNormal, true, h -> String.format(Locale.ROOT, "%.2fx", h.peakVsNormal())),
                 new Figure("  peak in the blip's seconds",
                         h -> String.format(Locale.ROOT, "%,d  %.2fx", h.peakOfferedInBlip(), h.peakInBlipRatio()),
                         Headline::peakInBlipRatio, true, h -> String.format(Locale.ROOT, "%.2fx", h.peakInBlipRatio())),
@@ -159,8 +162,8 @@ public final class ComparisonTable {
         }
         return Optional.of(String.format(Locale.ROOT, "  why: the SDK's retry budget (SPEC 4.2: retries"
                 + " at most 10 %% of the calls) found no room before their deadline for the retry of %,d calls (%,d of"
-                + " them made in the blip's seconds); the others retry every such call (retries %s) and the edge"
-                + " and Shiplane absorb that here", refused, inBlip, others));
+                + " them made in the blip's seconds); the others retry every such call (retries %s), which this"
+                + " run's Shiplane absorbed", refused, inBlip, others));
     }
 
     static String percent(double share) {

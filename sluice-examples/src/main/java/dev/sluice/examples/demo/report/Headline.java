@@ -15,7 +15,9 @@ import java.util.OptionalInt;
  *   <li><b>peak offered</b>: the most HTTP attempts (first attempts and retries) sent in one second
  *       of the run, and that as a multiple of the fleet's limit (the sum of its keys' sustained burst
  *       rates, {@link RunReport#limitPerSecond()}); <b>peak offered in the blip</b> the same over the
- *       seconds that overlap the blip;</li>
+ *       seconds that overlap the blip; and peak offered against <b>normal traffic</b>, the mean
+ *       attempts/s sent in the {@value #NORMAL_WINDOW_SECONDS} s before the blip (the incident's
+ *       "200 became 600" compares with it: a client near its limit);</li>
  *   <li><b>retries in the blip</b>: attempts that repeated a call, sent in the seconds that overlap
  *       the blip, as a share of the calls made in those seconds (the normal traffic; SPEC §8 wants
  *       at most 10 %);</li>
@@ -34,6 +36,8 @@ import java.util.OptionalInt;
  *
  * @param peakOffered attempts/s
  * @param peakOfferedInBlip attempts/s, over the blip's seconds (0 without a blip)
+ * @param normalOffered mean attempts/s in the {@value #NORMAL_WINDOW_SECONDS} s before the blip (0
+ *     without a blip, or when the blip starts at 0 s)
  * @param limitPerSecond the fleet's limit, units/s (0 when unknown)
  * @param retriesInBlip retries sent in the blip's seconds
  * @param callsInBlip calls made in the blip's seconds
@@ -47,6 +51,7 @@ import java.util.OptionalInt;
 public record Headline(
         long peakOffered,
         long peakOfferedInBlip,
+        double normalOffered,
         double limitPerSecond,
         long retriesInBlip,
         long callsInBlip,
@@ -81,7 +86,7 @@ public record Headline(
         }
         int seconds = Math.max(1, run.seconds().size());
         long unique = run.upstream().labelsCreated() - run.upstream().duplicateLabels();
-        return new Headline(run.peak(Series.OFFERED), peakInBlip, run.limitPerSecond(), retriesInBlip, callsInBlip,
+        return new Headline(run.peak(Series.OFFERED), peakInBlip, normalOffered(run), run.limitPerSecond(), retriesInBlip, callsInBlip,
                 t.get(Series.RATE_LIMITED) + t.get(Series.QUOTA_EXHAUSTED), (double) unique / seconds,
                 run.calls().calls(), run.calls().get(CallResult.Kind.SUCCEEDED), recovery(run),
                 run.upstream().duplicateLabels());
@@ -90,6 +95,11 @@ public record Headline(
     /** Peak offered as a multiple of the limit (0 when the limit is unknown). */
     public double peakRatio() {
         return limitPerSecond > 0 ? peakOffered / limitPerSecond : 0;
+    }
+
+    /** Peak offered as a multiple of normal traffic (0 when there is none to compare with). */
+    public double peakVsNormal() {
+        return normalOffered > 0 ? peakOffered / normalOffered : 0;
     }
 
     /** Peak offered in the blip as a multiple of the limit. */
@@ -105,6 +115,21 @@ public record Headline(
     /** Calls succeeded as a share of calls made. */
     public double successShare() {
         return callsMade == 0 ? 0 : (double) callsSucceeded / callsMade;
+    }
+
+    private static double normalOffered(RunReport run) {
+        if (run.blip().isEmpty()) {
+            return 0;
+        }
+        List<SecondCounts> s = run.seconds();
+        int from = (int) Math.floor(run.blip().get().fromSecond());
+        long offered = 0;
+        int n = 0;
+        for (int i = Math.max(0, from - NORMAL_WINDOW_SECONDS); i < Math.min(from, s.size()); i++) {
+            offered += s.get(i).get(Series.OFFERED);
+            n++;
+        }
+        return n == 0 ? 0 : (double) offered / n;
     }
 
     private static OptionalInt recovery(RunReport run) {

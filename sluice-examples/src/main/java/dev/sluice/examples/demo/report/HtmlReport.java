@@ -81,7 +81,10 @@ public final class HtmlReport {
             h.append(", ").append(first.seconds().size()).append(" s each");
             first.blip().ifPresent(b -> h.append(String.format(Locale.ROOT, "; Shiplane blipped from %s s to %s s:"
                     + " %.0f %% of its answers were 503, %.0f %% stalled %d s", fmt(b.fromSecond()), fmt(b.toSecond()),
-                    100 * (1 - report.blipSlowShare()), 100 * report.blipSlowShare(), report.blipSlowLatency().toSeconds())));
+                    100 * (1 - report.blipSlowShare()), 100 * report.blipSlowShare(), report.blipSlowLatency().toSeconds())
+                    + "; after it, Shiplane stayed overloaded until the requests that got past the edge's limits fell"
+                    + " to its recovery capacity (the numbers are under What ran): a retry storm lengthens the outage,"
+                    + " a client that backs off shortens it"));
         }
         h.append(".</p>\n");
         if (runs.stream().anyMatch(RunReport::interrupted)) {
@@ -164,8 +167,9 @@ public final class HtmlReport {
         h.append("</dl>\n<p class=\"note\">Each attempt is counted in the second it was sent, so per second "
                 + "offered = admitted + 429 rate + 429 quota + 503 + other; calls and how they ended are counted in the"
                 + " second the call was made. Rows shaded red overlap the blip. The row \"stop\" counts what reached the"
-                + " wire after the run, while the fleet stopped; the totals include it. 503s outside the blip are the"
-                + " edge's own shedding (SPEC 3.9) or the calls of the blip's last second; the fleet's first calls are"
+                + " wire after the run, while the fleet stopped; the totals include it. 503s after the blip are Shiplane"
+                + " still overloaded (until the load past the edge's limits falls to its recovery capacity, see What ran),"
+                + " the edge's own shedding (SPEC 3.9) or the calls of the blip's last second; the fleet's first calls are"
                 + " spread over a ramp so that the start does not shed.</p>\n");
         h.append("</body>\n</html>\n");
         return h.toString();
@@ -227,8 +231,9 @@ public final class HtmlReport {
         String verdict = x.peakRatio() > 1.1
                 ? "its retries pile load on top of the traffic just when the limit and Shiplane need less"
                 : "it stays within 1.1x the limit, so a blip adds little load";
-        return String.format(Locale.ROOT, "Peaks at %,d attempts/s, %.2fx the limit (%.2fx in the blip): %s.",
-                x.peakOffered(), x.peakRatio(), x.peakInBlipRatio(), verdict);
+        return String.format(Locale.ROOT, "Peaks at %,d attempts/s, %.2fx the limit and %.2fx its normal traffic"
+                + " (%.2fx the limit in the blip): %s.", x.peakOffered(), x.peakRatio(), x.peakVsNormal(),
+                x.peakInBlipRatio(), verdict);
     }
 
     static String concludeRejections(RunReport r, Headline x) {

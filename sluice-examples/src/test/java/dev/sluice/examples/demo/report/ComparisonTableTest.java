@@ -60,6 +60,6 @@ class ComparisonTableTest {
                 + " calls) found no room before their deadline for the retry of 60 calls (50 of them made in the"
                 + " blip's seconds); the others retry every such call (retries naive 200.0 % of the calls made in"
                 + " the blip, peak 3.10x the limit, careful 100.0 % of the calls made in the blip, peak 2.10x the"
-                + " limit) and the edge and Shiplane absorb that here");
+                + " limit), which this run's Shiplane absorbed");
     }
 }

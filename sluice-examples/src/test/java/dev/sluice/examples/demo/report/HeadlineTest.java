@@ -14,6 +14,8 @@ class HeadlineTest {
 
         assertThat(h.peakOffered()).isEqualTo(310); // 300 503s + 10 quota 429s
         assertThat(h.peakRatio()).isEqualTo(3.1);   // limit 100/s
+        assertThat(h.normalOffered()).isEqualTo(101.5); // seconds 0..3 offered 100, 101, 102, 103
+        assertThat(h.peakVsNormal()).isCloseTo(310 / 101.5, org.assertj.core.data.Offset.offset(1e-9));
         assertThat(h.retriesInBlip()).isEqualTo(400);
         assertThat(h.callsInBlip()).isEqualTo(200);
         assertThat(h.retryShareInBlip()).isEqualTo(2.0);
