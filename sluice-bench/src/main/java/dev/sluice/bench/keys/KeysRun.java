@@ -78,7 +78,8 @@ public final class KeysRun {
      * Runs every step and returns the Markdown of {@code bench/results/keys.md} (without its header, which
      * {@code bench/run.sh} writes). Options ({@code --name value}): {@code keys} (1,000,000), {@code hot} (10,000
      * keys), {@code rounds} (10), {@code decisions} per round (300,000), {@code threads} (2), {@code cold-samples}
-     * (10,000), {@code flood-seconds} (5), {@code profile} (1: JFR when the target is missed), {@code postgresql}
+     * (10,000), {@code flood-seconds} (5), {@code profile} (1: JFR when the target is missed), {@code edge-rounds} (5), {@code edge-seconds} (5 per wrk
+     * run; 0 leaves the edge out), {@code edge-span} (2,500 cold keys per wrk thread and round), {@code postgresql}
      * (a JDBC URL), {@code schema} ({@code bench_keys}), {@code quick} ({@code true}: a smoke run, tens of seconds).
      *
      * @throws IllegalArgumentException when {@code keys} is too few for the other options
@@ -95,6 +96,9 @@ public final class KeysRun {
         int coldSamples = args.integer("cold-samples", quick ? 500 : 10_000);
         int floodSeconds = args.integer("flood-seconds", quick ? 1 : 5);
         boolean profile = args.integer("profile", 1) == 1;
+        int edgeRounds = args.integer("edge-rounds", quick ? 1 : 5);
+        int edgeSeconds = args.integer("edge-seconds", quick ? 1 : 5);
+        int edgeSpan = args.integer("edge-span", quick ? 500 : 2_500);
         String url = args.text("postgresql", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
         String schema = args.text("schema", "bench_keys");
         int hitPercent = 99;
@@ -102,9 +106,10 @@ public final class KeysRun {
         // the rounds, one warm-up and one profiled round of the 99 % stream, each with keys of its own not yet in memory
         int streamRounds = rounds + 2;
         int coldNeeded = coldPerRound * streamRounds;
-        if (hot + coldNeeded + coldSamples > population) {
+        int edgeKeys = edgeSeconds > 0 ? EdgeRounds.coldKeys(edgeRounds, edgeSpan) : 0;
+        if (hot + coldNeeded + coldSamples + edgeKeys > population) {
             throw new IllegalArgumentException("--keys " + population + " is fewer than the hot set, the cold keys of "
-                    + "every round and the cold-miss samples need (" + (hot + coldNeeded + coldSamples) + ")");
+                    + "every round and the cold-miss samples need (" + (hot + coldNeeded + coldSamples + edgeKeys) + ")");
         }
         StringBuilder md = new StringBuilder();
         try (Connection admin = DriverManager.getConnection(url)) {
@@ -119,10 +124,14 @@ public final class KeysRun {
                         .withMissLookupsPerSecond(1_000_000);
                 try (KeyStores store = KeyStores.open(served, KeyIds.DEFAULT, TimeSource.system())) {
                     md.append(load(admin, schema, population));
-                    Throughput t = throughput(store.source(), new CpuMeter(admin, appName), hot, rounds, decisions,
-                            hitPercent, threads, profile);
+                    CpuMeter cpu = new CpuMeter(admin, appName);
+                    Throughput t = throughput(store.source(), cpu, hot, rounds, decisions, hitPercent, threads, profile);
                     md.append(t.markdown);
                     md.append(coldMiss(store.source(), hot + coldNeeded, coldSamples));
+                    if (edgeSeconds > 0) {
+                        md.append(EdgeRounds.run(store.source(), cpu, PLANS, hot, hot + coldNeeded + coldSamples,
+                                edgeSpan, edgeRounds, edgeSeconds));
+                    }
                 }
                 md.append(flood(admin, base, schema, threads, floodSeconds));
             } finally {
@@ -349,7 +358,7 @@ public final class KeysRun {
     }
 
     /** The per-round ratios in run order and their median. */
-    private static String ratios(List<Double> r) {
+    static String ratios(List<Double> r) {
         double[] a = r.stream().mapToDouble(Double::doubleValue).sorted().toArray();
         double median = a.length == 0 ? Double.NaN
                 : a.length % 2 == 1 ? a[a.length / 2] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2;
