@@ -36,7 +36,8 @@ import picocli.CommandLine.Spec;
  * memory, or a Redis shared by every replica (SPEC §3.14).
  */
 @Command(name = "edge", mixinStandardHelpOptions = true,
-        description = {"Runs the rate-limiting edge in front of one upstream API (HTTP/1.1 and h2c on one port).",
+        description = {"Runs the rate-limiting edge in front of one upstream API (HTTP/1.1 and h2c on one port,"
+                + " or HTTPS with HTTP/2 by ALPN).",
                 "Reloads the configuration when the file changes or on SIGHUP; a broken file is refused."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:stopped",
