@@ -1,7 +1,12 @@
 package dev.sluice.delivery.jdbc;
 
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -21,7 +26,15 @@ import java.util.concurrent.TimeUnit;
 final class GroupCommit implements AutoCloseable {
     private static final int MAX_BATCH = 64;
 
-    private record Job<T>(String what, SqlWork<T> work, CompletableFuture<T> result) {
+    private record Job<T>(String what, SqlWork<T> work, CompletableFuture<T> result, String sql, Binder binder) {
+        Job(String what, SqlWork<T> work, CompletableFuture<T> result) {
+            this(what, work, result, null, null);
+        }
+    }
+
+    /** Sets the parameters of one execution of a statement. */
+    interface Binder {
+        void bind(PreparedStatement ps) throws SQLException;
     }
 
     private final Transactions transactions;
@@ -38,10 +51,32 @@ final class GroupCommit implements AutoCloseable {
 
     /** Runs {@code work} in the next group's transaction and returns its result once committed. */
     <T> T submit(String what, SqlWork<T> work) {
+        return submit(new Job<>(what, work, new CompletableFuture<>()));
+    }
+
+    /**
+     * Runs one execution of the statement {@code sql} in the next group's transaction; the
+     * executions of one statement in a group go to the database as one JDBC batch (one round trip
+     * on PostgreSQL instead of one each).
+     *
+     * @return whether it changed exactly one row, once committed
+     */
+    boolean submitUpdate(String what, String sql, Binder binder) {
+        SqlWork<Boolean> alone = c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                binder.bind(ps);
+                return ps.executeUpdate() == 1;
+            }
+        };
+        return submit(new Job<>(what, alone, new CompletableFuture<>(), sql, binder));
+    }
+
+    private <T> T submit(Job<T> job) {
+        String what = job.what();
+        SqlWork<T> work = job.work();
         if (closed) {
             return transactions.tx(what, work);
         }
-        Job<T> job = new Job<>(what, work, new CompletableFuture<>());
         queue.add(job);
         if (closed && queue.remove(job)) { // closed meanwhile: nobody will take it
             return transactions.tx(what, work);
@@ -86,9 +121,30 @@ final class GroupCommit implements AutoCloseable {
             List<Object> results;
             try {
                 results = transactions.tx("group commit", c -> {
-                    List<Object> r = new ArrayList<>(batch.size());
-                    for (Job<?> j : batch) {
-                        r.add(j.work().run(c));
+                    List<Object> r = new ArrayList<>(java.util.Collections.nCopies(batch.size(), null));
+                    Map<String, List<Integer>> bySql = new LinkedHashMap<>();
+                    for (int i = 0; i < batch.size(); i++) {
+                        Job<?> j = batch.get(i);
+                        if (j.sql() == null) {
+                            r.set(i, j.work().run(c));
+                        } else {
+                            bySql.computeIfAbsent(j.sql(), k -> new ArrayList<>()).add(i);
+                        }
+                    }
+                    for (var e : bySql.entrySet()) {
+                        try (PreparedStatement ps = c.prepareStatement(e.getKey())) {
+                            for (int i : e.getValue()) {
+                                batch.get(i).binder().bind(ps);
+                                ps.addBatch();
+                            }
+                            int[] counts = ps.executeBatch();
+                            for (int k = 0; k < counts.length; k++) {
+                                if (counts[k] == Statement.SUCCESS_NO_INFO) { // rolled back: each alone
+                                    throw new SQLException("the driver did not count the rows of a batch");
+                                }
+                                r.set(e.getValue().get(k), counts[k] == 1);
+                            }
+                        }
                     }
                     return r;
                 });
@@ -118,6 +174,11 @@ final class GroupCommit implements AutoCloseable {
     @SuppressWarnings("unchecked")
     private <T> void complete(Job<T> j, Object result) {
         j.result().complete((T) result);
+    }
+
+    /** Writes waiting for the next group (for tests). */
+    int queued() {
+        return queue.size();
     }
 
     /** Commits what is queued and stops the thread. */

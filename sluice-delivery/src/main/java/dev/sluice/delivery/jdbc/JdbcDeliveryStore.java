@@ -330,6 +330,12 @@ public final class JdbcDeliveryStore implements DeliveryStore {
 
     @Override
     public boolean finish(Claim claim, Completion completion) {
+        GroupCommit group = finishes != null ? finishes : groupCommit;
+        if (group != null && completion instanceof Completion.Delivered d) {
+            // the common completion: one statement, batched with the others of its group
+            return group.submitUpdate("finish attempt", leases.deliveredSql(),
+                    ps -> LeaseRepository.bindDelivered(ps, claim, d));
+        }
         SqlWork<Boolean> work = c -> {
             if (!leases.finish(c, claim, completion)) {
                 return false;

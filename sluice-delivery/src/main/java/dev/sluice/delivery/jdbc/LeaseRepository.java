@@ -242,14 +242,8 @@ final class LeaseRepository {
         int plus = completion.attempted() ? 1 : 0;
         switch (completion) {
             case Completion.Delivered d -> {
-                try (PreparedStatement ps = c.prepareStatement("UPDATE " + t.ledger() + " SET state = 'delivered',"
-                        + " attempts = attempts + 1, last_class = 'success', last_status = ?, last_error = NULL,"
-                        + " delivered_micros = ?, lease_owner = NULL, lease_token = NULL, lease_expires_micros = NULL,"
-                        + " sending = 0, updated_micros = ? WHERE id = ? AND state <> 'delivered'")) {
-                    ps.setInt(1, d.status());
-                    ps.setLong(2, at);
-                    ps.setLong(3, at);
-                    ps.setLong(4, claim.ledgerId());
+                try (PreparedStatement ps = c.prepareStatement(deliveredSql())) {
+                    bindDelivered(ps, claim, d);
                     return ps.executeUpdate() == 1;
                 }
             }
@@ -304,6 +298,25 @@ final class LeaseRepository {
                 }
             }
         }
+    }
+
+    /**
+     * The statement of {@link #finish} for a {@link Completion.Delivered} (recorded unless the row
+     * is delivered already), apart so that completions can share one JDBC batch.
+     */
+    String deliveredSql() {
+        return "UPDATE " + t.ledger() + " SET state = 'delivered',"
+                + " attempts = attempts + 1, last_class = 'success', last_status = ?, last_error = NULL,"
+                + " delivered_micros = ?, lease_owner = NULL, lease_token = NULL, lease_expires_micros = NULL,"
+                + " sending = 0, updated_micros = ? WHERE id = ? AND state <> 'delivered'";
+    }
+
+    static void bindDelivered(PreparedStatement ps, Claim claim, Completion.Delivered d) throws SQLException {
+        long at = Micros.of(d.at());
+        ps.setInt(1, d.status());
+        ps.setLong(2, at);
+        ps.setLong(3, at);
+        ps.setLong(4, claim.ledgerId());
     }
 
     /** Puts back {@code owner}'s claimed rows that are not sending; returns how many. */
