@@ -105,6 +105,11 @@ public final class InMemoryLimiterStore implements LimiterStore {
     public Decision decide(String key, Plan plan, Costs costs) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(plan, "plan");
+        return decide(key, plan, costs, (KeyHandle) null);
+    }
+
+    /** {@link #decide(String, Plan, Costs)} on the state {@code handle} holds (resolved by key when null). */
+    private Decision decide(String key, Plan plan, Costs costs, @Nullable KeyHandle handle) {
         Objects.requireNonNull(costs, "costs");
         int over = plan.indexOfCostExceedingQuota(costs);
         if (over >= 0) {
@@ -113,16 +118,29 @@ public final class InMemoryLimiterStore implements LimiterStore {
         }
         long micros = micros();
         Instant wall = plan.hasQuotaPolicy() ? time.now() : null;
+        KeyState state = handle != null ? handle.state : stateFor(key, plan);
         for (;;) {
-            KeyState state = stateFor(key, plan);
             Decision d = state instanceof Single single
                     ? decideSingle(single, plan, costs, micros, wall)
                     : decideMulti((Multi) state, plan, costs, micros, wall);
             if (d != null) {
                 return d;
             }
-            keys.remove(key, state); // retired by a sweep or a plan change: help remove it, then retry
+            state = reresolve(key, plan, state, handle);
         }
+    }
+
+    /**
+     * After {@code retired} was found retired (by a sweep or a plan change): helps remove it from the
+     * map, resolves the key's state afresh and, for a handle, keeps it there.
+     */
+    private KeyState reresolve(String key, Plan plan, KeyState retired, @Nullable KeyHandle handle) {
+        keys.remove(key, retired);
+        KeyState fresh = stateFor(key, plan);
+        if (handle != null) {
+            handle.state = fresh;
+        }
+        return fresh;
     }
 
     private @Nullable Decision decideSingle(Single s, Plan plan, Costs costs, long micros, @Nullable Instant wall) {
@@ -187,22 +205,26 @@ public final class InMemoryLimiterStore implements LimiterStore {
     public boolean tryAcquire(String key, Plan plan, Costs costs) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(plan, "plan");
-        Objects.requireNonNull(costs, "costs");
         requireNoConcurrencyPolicy(plan);
+        return tryAcquire(key, plan, costs, null);
+    }
+
+    private boolean tryAcquire(String key, Plan plan, Costs costs, @Nullable KeyHandle handle) {
+        Objects.requireNonNull(costs, "costs");
         if (plan.indexOfCostExceedingQuota(costs) >= 0) {
             return false;
         }
         long micros = micros();
         Instant wall = plan.hasQuotaPolicy() ? time.now() : null;
+        KeyState state = handle != null ? handle.state : stateFor(key, plan);
         for (;;) {
-            KeyState state = stateFor(key, plan);
             int answer = state instanceof Single single
                     ? acquireSingle(single, plan, costs, micros, wall)
                     : acquireMulti((Multi) state, plan, costs, micros, wall);
             if (answer != RETRY) {
                 return answer == ADMITTED;
             }
-            keys.remove(key, state); // retired by a sweep or a plan change: help remove it, then retry
+            state = reresolve(key, plan, state, handle);
         }
     }
 
@@ -268,23 +290,109 @@ public final class InMemoryLimiterStore implements LimiterStore {
     public DecisionKind decide(String key, Plan plan, Costs costs, PolicyStateSink sink) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(plan, "plan");
+        requireNoConcurrencyPolicy(plan);
+        return decide(key, plan, costs, sink, null);
+    }
+
+    private DecisionKind decide(String key, Plan plan, Costs costs, PolicyStateSink sink, @Nullable KeyHandle handle) {
         Objects.requireNonNull(costs, "costs");
         Objects.requireNonNull(sink, "sink");
-        requireNoConcurrencyPolicy(plan);
         if (plan.indexOfCostExceedingQuota(costs) >= 0) {
             return DecisionKind.COST_EXCEEDS_BURST;
         }
         long micros = micros();
         Instant wall = plan.hasQuotaPolicy() ? time.now() : null;
+        KeyState state = handle != null ? handle.state : stateFor(key, plan);
         for (;;) {
-            KeyState state = stateFor(key, plan);
             DecisionKind kind = state instanceof Single single
                     ? decideSingle(single, plan, costs, micros, wall, sink)
                     : decideMulti((Multi) state, plan, costs, micros, wall, sink);
             if (kind != null) {
                 return kind;
             }
-            keys.remove(key, state); // retired by a sweep or a plan change: help remove it, then retry
+            state = reresolve(key, plan, state, handle);
+        }
+    }
+
+    /**
+     * A handle on {@code key} under {@code plan}: the key is looked up once, here, and each call on the
+     * handle decides on its state directly, as a Bucket4j {@code Bucket} or a Resilience4j
+     * {@code RateLimiter} object is held by its caller. For an in-process limit on a known key (a
+     * worker, a client, a job queue) that would otherwise pay a map lookup per call.
+     *
+     * <p>A handle decides exactly as the store's keyed methods do on the same key and plan, and the two
+     * may be mixed: they share the key's state. When the store forgets the key (a sweep found it full,
+     * see the class comment) or another call moves it to another plan, the handle's next call finds its
+     * state retired, looks the key up again and goes on (for the other plan: moves the key back, as
+     * {@code decide(key, plan, …)} would).
+     *
+     * @param key the limited key
+     * @param plan the key's plan
+     * @return a handle, thread-safe like the store
+     * @throws NullPointerException if an argument is null
+     */
+    public KeyHandle handle(String key, Plan plan) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(plan, "plan");
+        return new KeyHandle(key, plan, stateFor(key, plan));
+    }
+
+    /**
+     * One key of this store under one plan, looked up once ({@link #handle}). Each method is its keyed
+     * counterpart on the store with the key and plan bound. Thread-safe.
+     */
+    public final class KeyHandle {
+        private final String key;
+        private final Plan plan;
+        /** The key's state as last resolved; replaced when found retired. A racy read is safe. */
+        private KeyState state;
+
+        private KeyHandle(String key, Plan plan, KeyState state) {
+            this.key = key;
+            this.plan = plan;
+            this.state = state;
+        }
+
+        /** The key. */
+        public String key() {
+            return key;
+        }
+
+        /** The plan. */
+        public Plan plan() {
+            return plan;
+        }
+
+        /**
+         * {@link InMemoryLimiterStore#decide(String, Plan, Costs)} on this key and plan; refund or release
+         * its {@link Allowed} with {@code store.refund(handle.key(), allowed)}.
+         *
+         * @throws NullPointerException if {@code costs} is null
+         */
+        public Decision decide(Costs costs) {
+            return InMemoryLimiterStore.this.decide(key, plan, costs, this);
+        }
+
+        /**
+         * {@link InMemoryLimiterStore#decide(String, Plan, Costs, PolicyStateSink)} on this key and plan.
+         *
+         * @throws IllegalArgumentException if the plan holds a concurrency policy
+         * @throws NullPointerException if an argument is null
+         */
+        public DecisionKind decide(Costs costs, PolicyStateSink sink) {
+            requireNoConcurrencyPolicy(plan);
+            return InMemoryLimiterStore.this.decide(key, plan, costs, sink, this);
+        }
+
+        /**
+         * {@link InMemoryLimiterStore#tryAcquire(String, Plan, Costs)} on this key and plan.
+         *
+         * @throws IllegalArgumentException if the plan holds a concurrency policy
+         * @throws NullPointerException if {@code costs} is null
+         */
+        public boolean tryAcquire(Costs costs) {
+            requireNoConcurrencyPolicy(plan);
+            return InMemoryLimiterStore.this.tryAcquire(key, plan, costs, this);
         }
     }
 
@@ -592,12 +700,17 @@ public final class InMemoryLimiterStore implements LimiterStore {
      * @return how many keys were forgotten
      */
     public int evictFull() {
+        return evictFull(null);
+    }
+
+    /** {@link #evictFull()}, sparing {@code spared}: the key whose fresh (so full) state was just inserted. */
+    private int evictFull(@Nullable KeyState spared) {
         long micros = micros();
         Instant wall = time.now();
         int evicted = 0;
         for (Map.Entry<String, KeyState> e : keys.entrySet()) {
             KeyState s = e.getValue();
-            if (s.retireIfFull(micros, wall)) {
+            if (s != spared && s.retireIfFull(micros, wall)) {
                 keys.remove(e.getKey(), s);
                 evicted++;
             }
@@ -622,7 +735,9 @@ public final class InMemoryLimiterStore implements LimiterStore {
                 KeyState fresh = KeyState.fresh(plan, null, null);
                 s = keys.putIfAbsent(key, fresh);
                 if (s == null) {
-                    maybeSweep();
+                    // spare it: a sweep evicting the state it returns would send the caller round again,
+                    // for ever when the sweep threshold is 1 or 2
+                    maybeSweep(fresh);
                     return fresh;
                 }
             }
@@ -640,12 +755,12 @@ public final class InMemoryLimiterStore implements LimiterStore {
         }
     }
 
-    private void maybeSweep() {
+    private void maybeSweep(KeyState spared) {
         if (keys.size() < sweepThreshold || !sweeping.compareAndSet(false, true)) {
             return;
         }
         try {
-            evictFull();
+            evictFull(spared);
             sweepThreshold = (int) Math.min(Integer.MAX_VALUE, Math.max(minSweepThreshold, 2L * keys.size()));
         } finally {
             sweeping.set(false);
