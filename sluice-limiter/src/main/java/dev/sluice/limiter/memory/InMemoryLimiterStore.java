@@ -117,7 +117,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
             return new CostExceedsBurst(plan, p, costs.costFor(p));
         }
         long micros = micros();
-        Instant wall = plan.hasQuotaPolicy() ? time.now() : null;
+        long wall = plan.hasQuotaPolicy() ? time.epochSecond() : NO_WALL;
         KeyState state = handle != null ? handle.state : stateFor(key, plan);
         for (;;) {
             Decision d = state instanceof Single single
@@ -143,7 +143,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
         return fresh;
     }
 
-    private @Nullable Decision decideSingle(Single s, Plan plan, Costs costs, long micros, @Nullable Instant wall) {
+    private @Nullable Decision decideSingle(Single s, Plan plan, Costs costs, long micros, long wall) {
         Policy policy = plan.policy(0);
         long cost = costs.costFor(policy);
         for (int spins = 1;; spins = backOff(spins)) {
@@ -153,7 +153,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
             }
             long next = admit(plan, 0, cur, cost, micros, wall);
             if (next == DENIED) {
-                return denied(plan, costs, new long[] {cur}, micros, wall);
+                return denied(plan, costs, new long[] {cur}, micros, wall, preciseWall(wall));
             }
             if (Single.VALUE.compareAndSet(s, cur, next)) {
                 return new Allowed(plan, costs, List.of(stateOf(plan, 0, next, micros, wall)));
@@ -161,7 +161,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
         }
     }
 
-    private @Nullable Decision decideMulti(Multi s, Plan plan, Costs costs, long micros, @Nullable Instant wall) {
+    private @Nullable Decision decideMulti(Multi s, Plan plan, Costs costs, long micros, long wall) {
         int n = plan.size();
         for (int spins = 1;; spins = backOff(spins)) {
             long[] cur = s.slots;
@@ -175,7 +175,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
                 admitted = next[i] != DENIED;
             }
             if (!admitted) {
-                return denied(plan, costs, cur, micros, wall);
+                return denied(plan, costs, cur, micros, wall, preciseWall(wall));
             }
             if (Multi.SLOTS.compareAndSet(s, cur, next)) {
                 return new Allowed(plan, costs, states(plan, next, micros, wall));
@@ -215,7 +215,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
             return false;
         }
         long micros = micros();
-        Instant wall = plan.hasQuotaPolicy() ? time.now() : null;
+        long wall = plan.hasQuotaPolicy() ? time.epochSecond() : NO_WALL;
         KeyState state = handle != null ? handle.state : stateFor(key, plan);
         for (;;) {
             int answer = state instanceof Single single
@@ -232,7 +232,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
     private static final int ADMITTED = 1;
     private static final int RETRY = -1;
 
-    private static int acquireSingle(Single s, Plan plan, Costs costs, long micros, @Nullable Instant wall) {
+    private static int acquireSingle(Single s, Plan plan, Costs costs, long micros, long wall) {
         long cost = costs.costFor(plan.policy(0));
         for (int spins = 1;; spins = backOff(spins)) {
             long cur = s.value;
@@ -249,7 +249,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
         }
     }
 
-    private static int acquireMulti(Multi s, Plan plan, Costs costs, long micros, @Nullable Instant wall) {
+    private static int acquireMulti(Multi s, Plan plan, Costs costs, long micros, long wall) {
         int n = plan.size();
         for (int spins = 1;; spins = backOff(spins)) {
             long[] cur = s.slots;
@@ -301,7 +301,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
             return DecisionKind.COST_EXCEEDS_BURST;
         }
         long micros = micros();
-        Instant wall = plan.hasQuotaPolicy() ? time.now() : null;
+        long wall = plan.hasQuotaPolicy() ? time.epochSecond() : NO_WALL;
         KeyState state = handle != null ? handle.state : stateFor(key, plan);
         for (;;) {
             DecisionKind kind = state instanceof Single single
@@ -396,7 +396,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
         }
     }
 
-    private static @Nullable DecisionKind decideSingle(Single s, Plan plan, Costs costs, long micros, @Nullable Instant wall,
+    private @Nullable DecisionKind decideSingle(Single s, Plan plan, Costs costs, long micros, long wall,
             PolicyStateSink sink) {
         long cost = costs.costFor(plan.policy(0));
         for (int spins = 1;; spins = backOff(spins)) {
@@ -406,7 +406,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
             }
             long next = admit(plan, 0, cur, cost, micros, wall);
             if (next == DENIED) {
-                return denied(denied(plan, costs, new long[] {cur}, micros, wall), sink);
+                return denied(denied(plan, costs, new long[] {cur}, micros, wall, preciseWall(wall)), sink);
             }
             if (Single.VALUE.compareAndSet(s, cur, next)) {
                 emit(plan, 0, next, micros, wall, sink);
@@ -415,7 +415,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
         }
     }
 
-    private static @Nullable DecisionKind decideMulti(Multi s, Plan plan, Costs costs, long micros, @Nullable Instant wall,
+    private @Nullable DecisionKind decideMulti(Multi s, Plan plan, Costs costs, long micros, long wall,
             PolicyStateSink sink) {
         int n = plan.size();
         for (int spins = 1;; spins = backOff(spins)) {
@@ -427,7 +427,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
             for (int i = 0; i < n; i++) {
                 next[i] = admit(plan, i, cur[i], costs.costFor(plan.policy(i)), micros, wall);
                 if (next[i] == DENIED) {
-                    return denied(denied(plan, costs, cur, micros, wall), sink);
+                    return denied(denied(plan, costs, cur, micros, wall, preciseWall(wall)), sink);
                 }
             }
             if (Multi.SLOTS.compareAndSet(s, cur, next)) {
@@ -475,7 +475,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
     /** Marker for "this policy refuses"; distinct from every stored value (which are ≥ 0). */
     private static final long DENIED = Long.MIN_VALUE + 1;
 
-    private static long admit(Plan plan, int i, long value, long cost, long micros, @Nullable Instant wall) {
+    private static long admit(Plan plan, int i, long value, long cost, long micros, long wall) {
         // an index test rather than a type switch: this is the hot path
         if (plan.isBurst(i)) {
             GcraParams p = plan.gcraParams(i);
@@ -491,22 +491,43 @@ public final class InMemoryLimiterStore implements LimiterStore {
         return next == QuotaCounter.DENIED ? DENIED : next;
     }
 
+    /** {@code wall} when no wall clock was read: the plan has no quota policy. */
+    private static final long NO_WALL = Long.MIN_VALUE;
+
     /**
-     * The wall clock of a call on a plan with a quota policy: the callers read it exactly when
+     * The wall clock of a call on a plan with a quota policy, in epoch seconds (UTC): the callers read
+     * it ({@link TimeSource#epochSecond()}, cheaper than an {@link Instant}) exactly when
      * {@link Plan#hasQuotaPolicy()}, so a quota policy's step always has it.
      */
-    private static Instant quotaWall(@Nullable Instant wall) {
-        return Objects.requireNonNull(wall, "wall: read for every plan with a quota policy");
+    private static long quotaWall(long wall) {
+        if (wall == NO_WALL) {
+            throw new IllegalStateException("wall: read for every plan with a quota policy");
+        }
+        return wall;
     }
 
-    private static Denied denied(Plan plan, Costs costs, long[] values, long micros, @Nullable Instant wall) {
+    /**
+     * A denial's exact wait needs the wall clock to the nanosecond: read it again, in the second the
+     * decision was made in ({@code wall}); if that second has passed since, its start (so the window
+     * and the wait agree with the decision, the wait at most a second long).
+     */
+    private @Nullable Instant preciseWall(long wall) {
+        if (wall == NO_WALL) {
+            return null;
+        }
+        Instant now = time.now();
+        return now.getEpochSecond() == wall ? now : Instant.ofEpochSecond(wall);
+    }
+
+    private static Denied denied(Plan plan, Costs costs, long[] values, long micros, long wall,
+            @Nullable Instant preciseWall) {
         int n = plan.size();
         List<Policy> violated = new ArrayList<>(1);
         @Nullable Policy longest = null;
         Duration longestWait = Duration.ZERO;
         for (int i = 0; i < n; i++) {
             Policy policy = plan.policy(i);
-            Duration wait = waitFor(plan, i, values[i], costs.costFor(policy), micros, wall);
+            Duration wait = waitFor(plan, i, values[i], costs.costFor(policy), micros, wall, preciseWall);
             if (!wait.isZero()) {
                 violated.add(policy);
                 if (wait.compareTo(longestWait) > 0) {
@@ -520,7 +541,8 @@ public final class InMemoryLimiterStore implements LimiterStore {
     }
 
     /** Zero when the policy admits {@code cost} now; otherwise the exact time until it would. */
-    private static Duration waitFor(Plan plan, int i, long value, long cost, long micros, @Nullable Instant wall) {
+    private static Duration waitFor(Plan plan, int i, long value, long cost, long micros, long wall,
+            @Nullable Instant preciseWall) {
         return switch (plan.policy(i)) {
             case BurstPolicy b -> {
                 GcraParams p = plan.gcraParams(i);
@@ -528,8 +550,8 @@ public final class InMemoryLimiterStore implements LimiterStore {
                 yield ticks == 0 ? Duration.ZERO : Duration.ofNanos(Gcra.ceilMicros(p, ticks) * 1000);
             }
             case QuotaPolicy q -> {
-                Instant now = quotaWall(wall);
-                long current = q.window().windowIdAt(now);
+                Instant now = Objects.requireNonNull(preciseWall, "preciseWall: read with the wall second");
+                long current = q.window().windowIdAt(quotaWall(wall));
                 if (QuotaCounter.admit(value, current, cost, q.quota()) != QuotaCounter.DENIED) {
                     yield Duration.ZERO;
                 }
@@ -543,7 +565,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
         };
     }
 
-    private static List<PolicyState> states(Plan plan, long[] values, long micros, @Nullable Instant wall) {
+    private static List<PolicyState> states(Plan plan, long[] values, long micros, long wall) {
         PolicyState[] out = new PolicyState[values.length];
         for (int i = 0; i < values.length; i++) {
             out[i] = stateOf(plan, i, values[i], micros, wall);
@@ -551,7 +573,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
         return List.of(out);
     }
 
-    private static PolicyState stateOf(Plan plan, int i, long value, long micros, @Nullable Instant wall) {
+    private static PolicyState stateOf(Plan plan, int i, long value, long micros, long wall) {
         StateOf built = new StateOf();
         emit(plan, i, value, micros, wall, built);
         return Objects.requireNonNull(built.state, "emit gives every policy's state");
@@ -568,7 +590,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
     }
 
     /** Policy {@code i}'s standing for the stored {@code value}: {@code r}, {@code t}, used, reset_at. */
-    private static void emit(Plan plan, int i, long value, long micros, @Nullable Instant wall, PolicyStateSink sink) {
+    private static void emit(Plan plan, int i, long value, long micros, long wall, PolicyStateSink sink) {
         if (plan.isBurst(i)) {
             GcraParams p = plan.gcraParams(i);
             long now = p.ticksOf(micros);
@@ -584,11 +606,12 @@ public final class InMemoryLimiterStore implements LimiterStore {
         }
         QuotaPolicy q = (QuotaPolicy) plan.policy(i);
         CalendarWindow window = q.window();
-        Instant now = quotaWall(wall);
+        long now = quotaWall(wall);
         long current = window.windowIdAt(now);
         long effective = QuotaCounter.effectiveWindow(value, current);
         long used = QuotaCounter.effectiveUsed(value, current);
-        long t = used == 0 ? 0 : window.secondsUntilEnd(effective, now);
+        // the end is a whole second, so the ceiling of (end − now) is end − floor(now): SPEC §1
+        long t = used == 0 ? 0 : Math.max(0, window.endEpochSecond(effective) - now);
         sink.state(q, q.quota() - used, t, used, window.endEpochSecond(effective));
     }
 
@@ -597,7 +620,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(plan, "plan");
         long micros = micros();
-        Instant wall = plan.hasQuotaPolicy() ? time.now() : null;
+        long wall = plan.hasQuotaPolicy() ? time.epochSecond() : NO_WALL;
         KeyState s = keys.get(key);
         long[] values = s == null ? null : s.snapshot();
         long[] mine = new long[plan.size()];
