@@ -57,7 +57,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Time.</b> Burst policies read {@link TimeSource#nanoTime()}, as microseconds since the store
  * was built (compared by subtraction, so an origin near {@code Long.MAX_VALUE} is fine; a reading
- * before the origin counts as the origin). Quota policies read {@link TimeSource#now()}.
+ * before the origin counts as the origin). Quota policies read {@link TimeSource#epochSecond()} (a
+ * denial's exact wait also {@link TimeSource#now()}).
  *
  * <p>Thread-safe.
  */
