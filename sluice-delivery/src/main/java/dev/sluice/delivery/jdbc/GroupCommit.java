@@ -4,9 +4,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -121,20 +119,24 @@ final class GroupCommit implements AutoCloseable {
             List<Object> results;
             try {
                 results = transactions.tx("group commit", c -> {
+                    // in queue order: a completion queued before a claim must land before it, or the
+                    // claim could take the row again; consecutive executions of one statement share a batch
                     List<Object> r = new ArrayList<>(java.util.Collections.nCopies(batch.size(), null));
-                    Map<String, List<Integer>> bySql = new LinkedHashMap<>();
-                    for (int i = 0; i < batch.size(); i++) {
+                    int i = 0;
+                    while (i < batch.size()) {
                         Job<?> j = batch.get(i);
                         if (j.sql() == null) {
                             r.set(i, j.work().run(c));
-                        } else {
-                            bySql.computeIfAbsent(j.sql(), k -> new ArrayList<>()).add(i);
+                            i++;
+                            continue;
                         }
-                    }
-                    for (var e : bySql.entrySet()) {
-                        try (PreparedStatement ps = c.prepareStatement(e.getKey())) {
-                            for (int i : e.getValue()) {
-                                batch.get(i).binder().bind(ps);
+                        int end = i;
+                        while (end < batch.size() && j.sql().equals(batch.get(end).sql())) {
+                            end++;
+                        }
+                        try (PreparedStatement ps = c.prepareStatement(j.sql())) {
+                            for (int k = i; k < end; k++) {
+                                batch.get(k).binder().bind(ps);
                                 ps.addBatch();
                             }
                             int[] counts = ps.executeBatch();
@@ -142,9 +144,10 @@ final class GroupCommit implements AutoCloseable {
                                 if (counts[k] == Statement.SUCCESS_NO_INFO) { // rolled back: each alone
                                     throw new SQLException("the driver did not count the rows of a batch");
                                 }
-                                r.set(e.getValue().get(k), counts[k] == 1);
+                                r.set(i + k, counts[k] == 1);
                             }
                         }
+                        i = end;
                     }
                     return r;
                 });
