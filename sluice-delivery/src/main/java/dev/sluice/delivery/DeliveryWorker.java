@@ -5,6 +5,7 @@ import dev.sluice.delivery.retry.RetryDecision;
 import dev.sluice.delivery.retry.RetryRules;
 import dev.sluice.delivery.spi.AttemptStart;
 import dev.sluice.delivery.spi.Claim;
+import dev.sluice.delivery.spi.ClaimedStart;
 import dev.sluice.delivery.spi.Completion;
 import dev.sluice.delivery.spi.DeliveryListener;
 import dev.sluice.delivery.spi.DeliveryStore;
@@ -141,16 +142,18 @@ public final class DeliveryWorker implements AutoCloseable {
             try {
                 slots.acquire();
                 int free = 1 + gatherSlots();
-                List<Claim> claims;
+                Instant now = delivery.now();
+                List<ClaimedStart> batch;
                 try {
-                    claims = running ? store.claim(id, free, delivery.now(), config.lease()) : List.of();
+                    batch = running ? store.claimAndStart(id, free, now, config.lease(), c -> needsToken(c, now))
+                            : List.of();
                 } catch (RuntimeException e) {
-                    slots.release(free);
+                    slots.release(free); // rolled back: nothing claimed, no token taken
                     throw e;
                 }
-                slots.release(free - claims.size());
-                startBatch(claims);
-                if (claims.isEmpty()) {
+                slots.release(free - batch.size());
+                dispatch(batch, now);
+                if (batch.isEmpty()) {
                     idleWait();
                 }
             } catch (InterruptedException e) {
@@ -169,34 +172,26 @@ public final class DeliveryWorker implements AutoCloseable {
     }
 
     /**
-     * Starts a batch of claims, each holding one slot: the checks that need no token, then every
-     * token of the batch in one store transaction ({@link DeliveryStore#startAttempts}), then the
-     * requests on the attempt threads. A slot is released when its claim is settled.
+     * Settles a claimed and started batch, each claim holding one slot: claims that needed no
+     * token are settled here, started ones go to the attempt threads when a token was taken
+     * ({@link AttemptStart.Proceed}) and are settled here otherwise. A slot is released when its
+     * claim is settled.
      */
-    private void startBatch(List<Claim> claims) {
-        Instant now = delivery.now();
-        List<Claim> toStart = new ArrayList<>(claims.size());
-        for (Claim c : claims) {
-            try {
-                if (!settledBeforeStart(c, now)) {
-                    toStart.add(c);
-                    continue;
+    private void dispatch(List<ClaimedStart> batch, Instant now) {
+        for (ClaimedStart cs : batch) {
+            Claim c = cs.claim();
+            if (cs.start().isEmpty()) {
+                try {
+                    settledBeforeStart(c, now);
+                } catch (RuntimeException e) {
+                    delivery.reportError("worker " + id + ": an attempt failed", e); // the lease lapses; retried
+                } finally {
+                    slots.release();
                 }
-            } catch (RuntimeException e) {
-                delivery.reportError("worker " + id + ": an attempt failed", e); // the lease lapses; retried
+                continue;
             }
-            slots.release();
-        }
-        List<AttemptStart> starts;
-        try {
-            starts = store.startAttempts(toStart, now);
-        } catch (RuntimeException e) {
-            slots.release(toStart.size()); // the rows stay in flight; their leases lapse and they are retried
-            throw e;
-        }
-        for (int i = 0; i < toStart.size(); i++) {
-            Claim c = toStart.get(i);
-            AttemptStart start = starts.get(i);
+            AttemptStart start = cs.start().get();
+            listener.onClaimed(c.destination().name(), Duration.between(now, c.eligibleAt()));
             if (start instanceof AttemptStart.Proceed) {
                 attemptsInFlight.incrementAndGet();
                 attempts.execute(() -> {
@@ -224,12 +219,12 @@ public final class DeliveryWorker implements AutoCloseable {
     }
 
     /**
-     * Takes more free slots, waiting up to {@link #CLAIM_LINGER_NANOS} for a quarter of them, so
+     * Takes more free slots, waiting up to {@link #CLAIM_LINGER_NANOS} for half of them, so
      * that a busy worker claims rows in batches (one transaction each) rather than one by one as
      * single slots free up. Returns the number taken besides the one already held.
      */
     private int gatherSlots() throws InterruptedException {
-        int want = Math.max(1, config.concurrency() / 4) - 1;
+        int want = Math.max(1, config.concurrency() / 2) - 1;
         int got = slots.drainPermits();
         long deadline = delivery.nanoTime() + CLAIM_LINGER_NANOS;
         while (got < want) { // each pass takes a permit or stops, so it ends even on a frozen test clock
@@ -288,7 +283,9 @@ public final class DeliveryWorker implements AutoCloseable {
      */
     private boolean settledBeforeStart(Claim claim, Instant now) {
         listener.onClaimed(claim.destination().name(), Duration.between(now, claim.eligibleAt()));
-
+        if (needsToken(claim, now)) {
+            return false;
+        }
         if (claim.interruptedAttempt() && !claim.destination().idempotent()) {
             // The last holder may have sent it, and only a person can tell whether it arrived. Checked
             // before the maximum age: an 'expired' dead letter invites a replay that could act twice.
@@ -297,13 +294,19 @@ public final class DeliveryWorker implements AutoCloseable {
                             + " the receiver may have acted on it", now, true));
             return true;
         }
-        if (!now.isBefore(claim.expiresAt())) {
-            finish(claim, new Completion.Dead(DeadLetterReason.EXPIRED, null, null,
-                    "maximum age of '" + claim.event().type() + "' reached before delivery",
-                    delivery.redact(claim.event()), now, false, false));
-            return true;
-        }
-        return false;
+        finish(claim, new Completion.Dead(DeadLetterReason.EXPIRED, null, null,
+                "maximum age of '" + claim.event().type() + "' reached before delivery",
+                delivery.redact(claim.event()), now, false, false));
+        return true;
+    }
+
+    /**
+     * Whether a claim goes on to take a token: not an interrupted attempt to a destination that
+     * cannot deduplicate (review), not past the event's maximum age (dead letter). A pure check,
+     * run inside the store's claim transaction.
+     */
+    private static boolean needsToken(Claim claim, Instant now) {
+        return !(claim.interruptedAttempt() && !claim.destination().idempotent()) && now.isBefore(claim.expiresAt());
     }
 
     /** What follows the start: the request when a token was taken, else what the start said. */

@@ -11,6 +11,7 @@ import dev.sluice.delivery.jdbc.JdbcDeliveryStore;
 import dev.sluice.delivery.metrics.DeliveryCounters;
 import dev.sluice.delivery.spi.AttemptStart;
 import dev.sluice.delivery.spi.Claim;
+import dev.sluice.delivery.spi.ClaimedStart;
 import dev.sluice.delivery.spi.Completion;
 import dev.sluice.delivery.spi.WebhookRequest;
 import dev.sluice.delivery.support.Fixtures;
@@ -302,6 +303,28 @@ abstract class DeliveryContractTest {
         assertThat(delivery.entry("slow", "s4").orElseThrow().state()).isEqualTo(LedgerState.PENDING);
         assertThat(delivery.entry("slow", "s4").orElseThrow().eligibleAt()).isEqualTo(now.plusSeconds(1));
         assertThat(entry("a1").leaseOwner()).isEqualTo("w-other");
+    }
+
+    @Test
+    void aClaimAndStartStartsTheAcceptedClaimsAndOnlyClaimsTheRest() {
+        delivery.registerDestination(Fixtures.merchant("slow", new Rate(1, 2), true)); // 1/s, burst 2
+        for (String k : List.of("s1", "s2", "s3", "s4")) {
+            delivery.enqueue(NewEvent.of("slow", "t", "{}").withIdempotencyKey(k));
+        }
+
+        List<ClaimedStart> batch = store.claimAndStart("w-batch", 10, T0, Duration.ofSeconds(30),
+                c -> !c.event().idempotencyKey().equals("s2"));
+
+        assertThat(batch).extracting(b -> b.claim().event().idempotencyKey()).containsExactly("s1", "s2", "s3", "s4");
+        assertThat(batch.get(0).start()).containsInstanceOf(AttemptStart.Proceed.class);
+        assertThat(batch.get(1).start()).isEmpty(); // claimed, no token taken: the caller settles it
+        assertThat(batch.get(2).start()).containsInstanceOf(AttemptStart.Proceed.class);
+        assertThat(batch.get(3).start()).contains(new AttemptStart.NoToken(Duration.ofSeconds(1), T0.plusSeconds(1)));
+        LedgerEntry s2 = delivery.entry("slow", "s2").orElseThrow();
+        assertThat(s2.state()).isEqualTo(LedgerState.IN_FLIGHT);
+        assertThat(s2.leaseOwner()).isEqualTo("w-batch");
+        assertThat(delivery.entry("slow", "s4").orElseThrow().state()).isEqualTo(LedgerState.PENDING);
+        assertThat(store.release("w-batch", T0)).isEqualTo(1); // only s2 was not sending
     }
 
     @Test

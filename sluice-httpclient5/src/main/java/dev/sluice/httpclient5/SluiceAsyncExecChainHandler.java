@@ -3,7 +3,6 @@ package dev.sluice.httpclient5;
 import dev.sluice.client.CallOptions;
 import dev.sluice.client.ClientConfig;
 import dev.sluice.client.SluiceException;
-import dev.sluice.client.core.Answer;
 import dev.sluice.client.core.CallSpec;
 import dev.sluice.client.core.ClientStats;
 import dev.sluice.client.transport.AttemptContext;
@@ -74,18 +73,10 @@ public final class SluiceAsyncExecChainHandler implements AsyncExecChainHandler,
         this.time = Objects.requireNonNull(time, "time");
         this.answers = Objects.requireNonNull(answers, "answers");
         this.keyHeader = driver.config().retry().idempotencyKeyHeader();
-        this.exchange = new Exchange<>() {
-            @Override
-            public Answer.Response read(Attempted a) {
-                String body = a.errorBody == null ? null : new String(a.errorBody, StandardCharsets.UTF_8);
-                return answers.read(a.response.getCode(), Hc5.fields(a.response), body, time.now());
-            }
-
-            @Override
-            public void discard(Attempted a) {
+        this.exchange = Exchange.of(a -> answers.read(a.response.getCode(), Hc5.fields(a.response),
+                a.errorBody == null ? null : new String(a.errorBody, StandardCharsets.UTF_8), time.now()),
                 // a 1xx–3xx not delivered is drained by the attempt's consumer; an error body is already read
-            }
-        };
+                a -> { });
     }
 
     /** A handler over a new core with {@code config}, system clocks and its own timer thread. */

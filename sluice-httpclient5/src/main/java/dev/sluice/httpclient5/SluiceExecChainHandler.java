@@ -3,7 +3,6 @@ package dev.sluice.httpclient5;
 import dev.sluice.client.CallOptions;
 import dev.sluice.client.ClientConfig;
 import dev.sluice.client.SluiceException;
-import dev.sluice.client.core.Answer;
 import dev.sluice.client.core.CallSpec;
 import dev.sluice.client.core.ClientStats;
 import dev.sluice.client.transport.AttemptContext;
@@ -76,21 +75,17 @@ public final class SluiceExecChainHandler implements ExecChainHandler, AutoClose
         this.time = Objects.requireNonNull(time, "time");
         this.answers = Objects.requireNonNull(answers, "answers");
         this.keyHeader = driver.config().retry().idempotencyKeyHeader();
-        this.exchange = new Exchange<>() {
-            @Override
-            public Answer.Response read(Attempted a) {
-                return answers.read(a.response().getCode(), Hc5.fields(a.response()), a.errorBody(), time.now());
-            }
+        this.exchange = Exchange.of(
+                a -> answers.read(a.response().getCode(), Hc5.fields(a.response()), a.errorBody(), time.now()),
+                a -> closeQuietly(a.response()));
+    }
 
-            @Override
-            public void discard(Attempted a) {
-                try {
-                    a.response().close();
-                } catch (IOException e) {
-                    // the connection is discarded with it
-                }
-            }
-        };
+    private static void closeQuietly(ClassicHttpResponse response) {
+        try {
+            response.close();
+        } catch (IOException e) {
+            // the connection is discarded with it
+        }
     }
 
     /** A handler over a new core with {@code config}, system clocks and its own timer thread. */

@@ -61,17 +61,7 @@ public final class SluiceInterceptor implements Interceptor, AutoCloseable {
         this.time = Objects.requireNonNull(time, "time");
         this.answers = Objects.requireNonNull(answers, "answers");
         this.keyHeader = driver.config().retry().idempotencyKeyHeader();
-        this.exchange = new Exchange<>() {
-            @Override
-            public Answer.Response read(Response response) {
-                return readAnswer(response);
-            }
-
-            @Override
-            public void discard(Response response) {
-                response.close();
-            }
-        };
+        this.exchange = Exchange.of(this::readAnswer, Response::close);
     }
 
     /** An interceptor over a new core with {@code config}, system clocks and its own timer thread. */

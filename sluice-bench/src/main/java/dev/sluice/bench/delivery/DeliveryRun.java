@@ -9,8 +9,15 @@ import dev.sluice.delivery.DeliveryWorker;
 import dev.sluice.delivery.Destination;
 import dev.sluice.delivery.NewEvent;
 import dev.sluice.delivery.Rate;
+import dev.sluice.delivery.Event;
 import dev.sluice.delivery.jdbc.JdbcDeliveryStore;
 import dev.sluice.delivery.spi.DeliveryListener;
+import dev.sluice.delivery.spi.TransportResult;
+import dev.sluice.delivery.webhook.JdkWebhookTransport;
+import dev.sluice.delivery.webhook.StandardWebhooks;
+import dev.sluice.time.TimeSource;
+import java.time.Duration;
+import java.time.Instant;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -46,8 +53,14 @@ public final class DeliveryRun {
         String pg = args.text("postgresql", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
         Table rate = new Table("events/s", true);
         boolean pgUp = reachable(pg);
-        List<String> kinds = pgUp ? List.of("sqlite", "postgresql", "db-scheduler") : List.of("sqlite");
-        int[] fanOuts = {1, 100};
+        List<String> kinds = pgUp ? List.of("sqlite", "postgresql", "db-scheduler", "http alone")
+                : List.of("sqlite", "http alone");
+        String only = args.text("only", ""); // one store, for profiling: the tables then show only it
+        if (!only.isEmpty()) {
+            kinds = kinds.stream().filter(only::equals).toList();
+        }
+        int[] fanOuts = args.text("destinations", "").isEmpty() ? new int[] {1, 100}
+                : new int[] {args.integer("destinations", 1)};
         try (ImmediateServer receiver = new ImmediateServer(4)) {
             for (int round = 1; round <= rounds; round++) {
                 for (int dests : fanOuts) {
@@ -58,7 +71,8 @@ public final class DeliveryRun {
                     }
                     for (String kind : kinds) {
                         for (int workers : new int[] {1, 3}) {
-                            double r = kind.equals("db-scheduler")
+                            double r = kind.equals("http alone") ? httpAlone(workers, events, destinations, round)
+                                    : kind.equals("db-scheduler")
                                     ? DbSchedulerPeer.run(pg, "sluice_bench_dbs_" + ProcessHandle.current().pid()
                                             + "_" + round + "_" + workers + "_" + dests, workers, CONCURRENCY,
                                             destinations, events, round)
@@ -135,6 +149,48 @@ public final class DeliveryRun {
         } catch (Exception e) {
             System.err.println("postgresql not reachable: " + e.getMessage());
             return false;
+        }
+    }
+
+    /**
+     * The harness's ceiling: the same signed requests sent by {@code workers × CONCURRENCY} threads
+     * through one {@link JdkWebhookTransport} per worker to the same receiver, with no store at all.
+     */
+    private static double httpAlone(int workers, int events, List<Destination> destinations, int round)
+            throws Exception {
+        List<JdkWebhookTransport> transports = new ArrayList<>();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(
+                workers * CONCURRENCY);
+        java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+        try {
+            for (int w = 0; w < workers; w++) {
+                transports.add(new JdkWebhookTransport(Duration.ofSeconds(3), TimeSource.system()));
+            }
+            List<java.util.concurrent.Future<?>> futures = new ArrayList<>();
+            long start = System.nanoTime();
+            for (int t = 0; t < workers * CONCURRENCY; t++) {
+                JdkWebhookTransport transport = transports.get(t % workers);
+                futures.add(pool.submit(() -> {
+                    for (int i = next.getAndIncrement(); i < events; i = next.getAndIncrement()) {
+                        Destination d = destinations.get(i % destinations.size());
+                        Event e = new Event("evt_" + round + "_" + i, d.name(), "order.paid", "bench-" + round + "-" + i,
+                                "{\"n\":" + i + "}", Instant.now());
+                        TransportResult r = transport.send(StandardWebhooks.request(e, d, Instant.now()),
+                                Duration.ofSeconds(3));
+                        if (!(r instanceof TransportResult.Answered a) || a.status() != 200) {
+                            throw new IllegalStateException("not delivered: " + r);
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (var f : futures) {
+                f.get();
+            }
+            return events / ((System.nanoTime() - start) / 1e9);
+        } finally {
+            pool.shutdownNow();
+            transports.forEach(JdkWebhookTransport::close);
         }
     }
 

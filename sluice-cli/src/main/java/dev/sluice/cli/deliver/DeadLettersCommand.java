@@ -4,11 +4,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.delivery.DeadLetter;
-import dev.sluice.delivery.Delivery;
-import dev.sluice.delivery.config.DeliveryFile;
-import dev.sluice.delivery.jdbc.JdbcDeliveryStore;
-import dev.sluice.delivery.spi.DeliveryListener;
-import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -55,53 +50,48 @@ final class DeadLettersCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        PrintWriter out = spec.commandLine().getOut();
-        return Guard.run(spec.commandLine().getErr(), () -> {
-            DeliveryFile file = options.load();
-            try (JdbcDeliveryStore store = options.openExisting(file);
-                    Delivery delivery = DeliverOptions.delivery(file, store, DeliveryListener.NONE)) {
-                List<DeadLetter> list = delivery.deadLetters(limit);
-                if (json) {
-                    ObjectMapper m = new ObjectMapper();
-                    ArrayNode a = m.createArrayNode();
-                    for (DeadLetter d : list) {
-                        ObjectNode n = a.addObject();
-                        n.put("id", d.id());
-                        n.put("eventId", d.eventId());
-                        n.put("destination", d.destination());
-                        n.put("idempotencyKey", d.idempotencyKey());
-                        n.put("type", d.eventType());
-                        n.put("reason", d.reason().dbValue());
-                        n.put("finalClass", d.finalClass() == null ? null : d.finalClass().dbValue());
-                        n.put("finalStatus", d.finalStatus());
-                        n.put("attempts", d.attempts());
-                        n.put("lastError", d.lastError());
-                        n.put("deadAt", d.deadAt().toString());
-                        n.put("replayCount", d.replayCount());
-                        n.put("redactedPayload", d.redactedPayload());
-                    }
-                    out.println(m.writerWithDefaultPrettyPrinter().writeValueAsString(a));
-                    return 0;
-                }
-                if (list.isEmpty()) {
-                    out.println("no dead letters");
-                    return 0;
-                }
-                out.printf("%-6s %-27s %-16s %-32s %-20s %-18s %8s %7s  %s%n", "id", "dead at", "destination", "key",
-                        "reason", "final", "attempts", "replays", "last error");
+        return options.onExistingLedger(spec, (delivery, out) -> {
+            List<DeadLetter> list = delivery.deadLetters(limit);
+            if (json) {
+                ObjectMapper m = new ObjectMapper();
+                ArrayNode a = m.createArrayNode();
                 for (DeadLetter d : list) {
-                    String fin = d.finalClass() == null ? "-"
-                            : d.finalClass().dbValue() + (d.finalStatus() == null ? "" : " " + d.finalStatus());
-                    out.printf("%-6d %-27s %-16s %-32s %-20s %-18s %8d %7d  %s%n", d.id(), d.deadAt(), d.destination(),
-                            d.idempotencyKey(), d.reason().dbValue(), fin, d.attempts(), d.replayCount(),
-                            d.lastError() == null ? "" : d.lastError());
-                    if (payloads) {
-                        out.println("       payload: " + (d.redactedPayload() == null ? "(not kept: not JSON)"
-                                : bounded(d.redactedPayload())));
-                    }
+                    ObjectNode n = a.addObject();
+                    n.put("id", d.id());
+                    n.put("eventId", d.eventId());
+                    n.put("destination", d.destination());
+                    n.put("idempotencyKey", d.idempotencyKey());
+                    n.put("type", d.eventType());
+                    n.put("reason", d.reason().dbValue());
+                    n.put("finalClass", d.finalClass() == null ? null : d.finalClass().dbValue());
+                    n.put("finalStatus", d.finalStatus());
+                    n.put("attempts", d.attempts());
+                    n.put("lastError", d.lastError());
+                    n.put("deadAt", d.deadAt().toString());
+                    n.put("replayCount", d.replayCount());
+                    n.put("redactedPayload", d.redactedPayload());
                 }
+                out.println(m.writerWithDefaultPrettyPrinter().writeValueAsString(a));
                 return 0;
             }
+            if (list.isEmpty()) {
+                out.println("no dead letters");
+                return 0;
+            }
+            out.printf("%-6s %-27s %-16s %-32s %-20s %-18s %8s %7s  %s%n", "id", "dead at", "destination", "key",
+                    "reason", "final", "attempts", "replays", "last error");
+            for (DeadLetter d : list) {
+                String fin = d.finalClass() == null ? "-"
+                        : d.finalClass().dbValue() + (d.finalStatus() == null ? "" : " " + d.finalStatus());
+                out.printf("%-6d %-27s %-16s %-32s %-20s %-18s %8d %7d  %s%n", d.id(), d.deadAt(), d.destination(),
+                        d.idempotencyKey(), d.reason().dbValue(), fin, d.attempts(), d.replayCount(),
+                        d.lastError() == null ? "" : d.lastError());
+                if (payloads) {
+                    out.println("       payload: " + (d.redactedPayload() == null ? "(not kept: not JSON)"
+                            : bounded(d.redactedPayload())));
+                }
+            }
+            return 0;
         });
     }
 }

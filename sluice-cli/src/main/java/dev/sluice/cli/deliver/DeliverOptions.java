@@ -3,6 +3,8 @@ package dev.sluice.cli.deliver;
 import dev.sluice.delivery.Delivery;
 import dev.sluice.delivery.config.DeliveryFile;
 import dev.sluice.delivery.jdbc.JdbcDeliveryStore;
+import dev.sluice.delivery.spi.DeliveryListener;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import picocli.CommandLine.Model.CommandSpec;
@@ -96,8 +98,29 @@ public final class DeliverOptions {
         return create ? JdbcDeliveryStore.open(location, options) : JdbcDeliveryStore.openExisting(location, options);
     }
 
+    /** What a read-or-repair subcommand does with the existing ledger; returns the exit code. */
+    @FunctionalInterface
+    interface LedgerCommand {
+        int run(Delivery delivery, PrintWriter out) throws Exception;
+    }
+
+    /**
+     * Loads the config, opens the existing store (creating nothing) and runs {@code command} on a
+     * delivery over it, with the typed errors turned into one line on stderr and the exit codes of
+     * {@link Guard}.
+     */
+    int onExistingLedger(CommandSpec spec, LedgerCommand command) throws Exception {
+        return Guard.run(spec.commandLine().getErr(), () -> {
+            DeliveryFile file = load();
+            try (JdbcDeliveryStore store = openExisting(file);
+                    Delivery delivery = delivery(file, store, DeliveryListener.NONE)) {
+                return command.run(delivery, spec.commandLine().getOut());
+            }
+        });
+    }
+
     /** A delivery over {@code store} with the config's settings and the system clock. */
-    static Delivery delivery(DeliveryFile file, JdbcDeliveryStore store, dev.sluice.delivery.spi.DeliveryListener l) {
+    static Delivery delivery(DeliveryFile file, JdbcDeliveryStore store, DeliveryListener l) {
         return Delivery.builder(store).config(file.config()).listener(l).build();
     }
 }

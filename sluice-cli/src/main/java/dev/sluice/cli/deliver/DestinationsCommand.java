@@ -1,12 +1,7 @@
 package dev.sluice.cli.deliver;
 
-import dev.sluice.delivery.Delivery;
 import dev.sluice.delivery.DestinationState;
 import dev.sluice.delivery.NoSuchEntryException;
-import dev.sluice.delivery.config.DeliveryFile;
-import dev.sluice.delivery.jdbc.JdbcDeliveryStore;
-import dev.sluice.delivery.spi.DeliveryListener;
-import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -28,20 +23,15 @@ final class DestinationsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        PrintWriter out = spec.commandLine().getOut();
-        return Guard.run(spec.commandLine().getErr(), () -> {
-            DeliveryFile file = options.load();
-            try (JdbcDeliveryStore store = options.openExisting(file);
-                    Delivery delivery = DeliverOptions.delivery(file, store, DeliveryListener.NONE)) {
-                if (delivery.destinations().isEmpty()) {
-                    out.println("no destinations (they are registered by 'enqueue' and 'run' from the config)");
-                }
-                for (DestinationState d : delivery.destinations()) {
-                    out.printf("%-20s %-8s %s%s%n", d.destination().name(), d.enabled() ? "enabled" : "DISABLED",
-                            d.destination().url(), d.enabled() ? "" : "  (" + d.disabledReason() + ")");
-                }
-                return 0;
+        return options.onExistingLedger(spec, (delivery, out) -> {
+            if (delivery.destinations().isEmpty()) {
+                out.println("no destinations (they are registered by 'enqueue' and 'run' from the config)");
             }
+            for (DestinationState d : delivery.destinations()) {
+                out.printf("%-20s %-8s %s%s%n", d.destination().name(), d.enabled() ? "enabled" : "DISABLED",
+                        d.destination().url(), d.enabled() ? "" : "  (" + d.disabledReason() + ")");
+            }
+            return 0;
         });
     }
 
@@ -58,17 +48,12 @@ final class DestinationsCommand implements Callable<Integer> {
 
         @Override
         public Integer call() throws Exception {
-            PrintWriter out = spec.commandLine().getOut();
-            return Guard.run(spec.commandLine().getErr(), () -> {
-                DeliveryFile file = options.load();
-                try (JdbcDeliveryStore store = options.openExisting(file);
-                        Delivery delivery = DeliverOptions.delivery(file, store, DeliveryListener.NONE)) {
-                    if (!delivery.enableDestination(name)) {
-                        throw new NoSuchEntryException("no destination '" + name + "'");
-                    }
-                    out.println("enabled " + name);
-                    return 0;
+            return options.onExistingLedger(spec, (delivery, out) -> {
+                if (!delivery.enableDestination(name)) {
+                    throw new NoSuchEntryException("no destination '" + name + "'");
                 }
+                out.println("enabled " + name);
+                return 0;
             });
         }
     }

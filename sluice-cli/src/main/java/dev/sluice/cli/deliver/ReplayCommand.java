@@ -1,11 +1,7 @@
 package dev.sluice.cli.deliver;
 
-import dev.sluice.delivery.Delivery;
 import dev.sluice.delivery.LedgerEntry;
 import dev.sluice.delivery.ReplayRefusedException;
-import dev.sluice.delivery.config.DeliveryFile;
-import dev.sluice.delivery.jdbc.JdbcDeliveryStore;
-import dev.sluice.delivery.spi.DeliveryListener;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
@@ -33,23 +29,18 @@ final class ReplayCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        return Guard.run(err, () -> {
-            DeliveryFile file = options.load();
+        return options.onExistingLedger(spec, (delivery, out) -> {
             int refused = 0;
-            try (JdbcDeliveryStore store = options.openExisting(file);
-                    Delivery delivery = DeliverOptions.delivery(file, store, DeliveryListener.NONE)) {
-                for (long id : ids) {
-                    try {
-                        LedgerEntry e = delivery.replay(id);
-                        out.printf("replayed %d: ledger=%d key=%s destination=%s now %s%n", id, e.ledgerId(),
-                                e.event().idempotencyKey(), e.event().destination(), e.state().dbValue());
-                    } catch (ReplayRefusedException e) {
-                        refused++;
-                        err.printf("refused %d (%s): %s%n", id, e.reason().name().toLowerCase(Locale.ROOT),
-                                e.getMessage());
-                    }
+            for (long id : ids) {
+                try {
+                    LedgerEntry e = delivery.replay(id);
+                    out.printf("replayed %d: ledger=%d key=%s destination=%s now %s%n", id, e.ledgerId(),
+                            e.event().idempotencyKey(), e.event().destination(), e.state().dbValue());
+                } catch (ReplayRefusedException e) {
+                    refused++;
+                    err.printf("refused %d (%s): %s%n", id, e.reason().name().toLowerCase(Locale.ROOT),
+                            e.getMessage());
                 }
             }
             return refused == 0 ? 0 : Guard.REFUSED;

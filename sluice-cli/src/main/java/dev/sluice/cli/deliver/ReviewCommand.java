@@ -1,12 +1,7 @@
 package dev.sluice.cli.deliver;
 
-import dev.sluice.delivery.Delivery;
 import dev.sluice.delivery.LedgerEntry;
 import dev.sluice.delivery.ReviewResolution;
-import dev.sluice.delivery.config.DeliveryFile;
-import dev.sluice.delivery.jdbc.JdbcDeliveryStore;
-import dev.sluice.delivery.spi.DeliveryListener;
-import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -49,26 +44,21 @@ final class ReviewCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            PrintWriter out = spec.commandLine().getOut();
-            return Guard.run(spec.commandLine().getErr(), () -> {
-                DeliveryFile file = options.load();
-                try (JdbcDeliveryStore store = options.openExisting(file);
-                        Delivery delivery = DeliverOptions.delivery(file, store, DeliveryListener.NONE)) {
-                    List<LedgerEntry> items = delivery.reviews(limit);
-                    if (items.isEmpty()) {
-                        out.println("nothing in review");
-                        return 0;
-                    }
-                    out.printf("%-8s %-27s %-16s %-32s %-16s %8s  %s%n", "id", "since", "destination", "key", "class",
-                            "attempts", "last error");
-                    for (LedgerEntry e : items) {
-                        out.printf("%-8d %-27s %-16s %-32s %-16s %8d  %s%n", e.ledgerId(), e.updatedAt(),
-                                e.event().destination(), e.event().idempotencyKey(),
-                                e.lastClass() == null ? "-" : e.lastClass().dbValue(), e.attempts(),
-                                e.lastError() == null ? "" : e.lastError());
-                    }
+            return options.onExistingLedger(spec, (delivery, out) -> {
+                List<LedgerEntry> items = delivery.reviews(limit);
+                if (items.isEmpty()) {
+                    out.println("nothing in review");
                     return 0;
                 }
+                out.printf("%-8s %-27s %-16s %-32s %-16s %8s  %s%n", "id", "since", "destination", "key", "class",
+                        "attempts", "last error");
+                for (LedgerEntry e : items) {
+                    out.printf("%-8d %-27s %-16s %-32s %-16s %8d  %s%n", e.ledgerId(), e.updatedAt(),
+                            e.event().destination(), e.event().idempotencyKey(),
+                            e.lastClass() == null ? "-" : e.lastClass().dbValue(), e.attempts(),
+                            e.lastError() == null ? "" : e.lastError());
+                }
+                return 0;
             });
         }
     }
@@ -94,17 +84,12 @@ final class ReviewCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            PrintWriter out = spec.commandLine().getOut();
-            return Guard.run(spec.commandLine().getErr(), () -> {
-                DeliveryFile file = options.load();
-                try (JdbcDeliveryStore store = options.openExisting(file);
-                        Delivery delivery = DeliverOptions.delivery(file, store, DeliveryListener.NONE)) {
-                    LedgerEntry e = delivery.resolveReview(id, resolution);
-                    out.printf("resolved %d as %s: key=%s now %s%n", id,
-                            resolution.name().toLowerCase(java.util.Locale.ROOT), e.event().idempotencyKey(),
-                            e.state().dbValue());
-                    return 0;
-                }
+            return options.onExistingLedger(spec, (delivery, out) -> {
+                LedgerEntry e = delivery.resolveReview(id, resolution);
+                out.printf("resolved %d as %s: key=%s now %s%n", id,
+                        resolution.name().toLowerCase(java.util.Locale.ROOT), e.event().idempotencyKey(),
+                        e.state().dbValue());
+                return 0;
             });
         }
     }

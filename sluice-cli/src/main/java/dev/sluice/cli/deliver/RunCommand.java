@@ -105,7 +105,10 @@ final class RunCommand implements Callable<Integer> {
                         idleNote = idle(status, horizon);
                         done = idleNote != null;
                     }
-                    if (done || now >= nextProgress) {
+                    if (done) {
+                        break;
+                    }
+                    if (now >= nextProgress) {
                         long delivered = counters.delivered();
                         double rate = (delivered - lastDelivered) / Math.max(1e-9, (now - lastNanos) / 1e9);
                         err.println(progressLine(Duration.ofNanos(now - start), counters, status,
@@ -115,15 +118,20 @@ final class RunCommand implements Callable<Integer> {
                         lastNanos = now;
                         nextProgress = now + every.toNanos();
                     }
-                    if (done) {
-                        break;
-                    }
                 }
+                // the last line after the worker has finished what was in flight: the ledger can show an
+                // attempt's outcome committed before the counters have heard of it
+                worker.close();
+                status = delivery.status();
+                long now = time.nanoTime();
+                long delivered = counters.delivered();
+                double rate = (delivered - lastDelivered) / Math.max(1e-9, (now - lastNanos) / 1e9);
+                err.println(progressLine(Duration.ofNanos(now - start), counters, status, delivered - lastDelivered,
+                        rate));
                 if (idleNote != null && !idleNote.isEmpty()) {
                     err.println("sluice deliver: idle; " + idleNote);
-                    err.flush();
                 }
-                worker.close();
+                err.flush();
                 try {
                     Runtime.getRuntime().removeShutdownHook(hook);
                 } catch (IllegalStateException shuttingDown) {

@@ -29,8 +29,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "keys",
         mixinStandardHelpOptions = true,
         description = "Create, revoke and change API keys through a running edge's admin API.",
-        subcommands = {KeysCommand.Create.class, KeysCommand.Show.class, KeysCommand.Revoke.class,
-            KeysCommand.SetPlan.class, KeysCommand.SetOverride.class, KeysCommand.Usage.class})
+        subcommands = {KeysCommand.Create.class, KeysCommand.SetPlan.class, KeysCommand.SetOverride.class})
 public final class KeysCommand {
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -88,6 +87,21 @@ public final class KeysCommand {
         }
     }
 
+    @Command(name = "show", mixinStandardHelpOptions = true, description = "Print a key's record.")
+    int show(@Parameters(paramLabel = "KEY_ID") String id) {
+        return call("GET", "keys/" + id, null);
+    }
+
+    @Command(name = "revoke", mixinStandardHelpOptions = true, description = "Revoke a key (at once, on every edge).")
+    int revoke(@Parameters(paramLabel = "KEY_ID") String id) {
+        return call("DELETE", "keys/" + id, null);
+    }
+
+    @Command(name = "usage", mixinStandardHelpOptions = true, description = "Print a key's usage per policy.")
+    int usage(@Parameters(paramLabel = "KEY_ID") String id) {
+        return call("GET", "keys/" + id + "/usage", null);
+    }
+
     @Command(name = "create", mixinStandardHelpOptions = true,
             description = "Create a key; prints it once (with its id). The clear key is stored nowhere.")
     static final class Create implements Callable<Integer> {
@@ -122,32 +136,6 @@ public final class KeysCommand {
                 body.put("warning_destination", warningDestination);
             }
             return parent.call("POST", "keys", body);
-        }
-    }
-
-    @Command(name = "show", mixinStandardHelpOptions = true, description = "Print a key's record.")
-    static final class Show implements Callable<Integer> {
-        @ParentCommand
-        KeysCommand parent;
-        @Parameters(paramLabel = "KEY_ID")
-        String id;
-
-        @Override
-        public Integer call() {
-            return parent.call("GET", "keys/" + id, null);
-        }
-    }
-
-    @Command(name = "revoke", mixinStandardHelpOptions = true, description = "Revoke a key (at once, on every edge).")
-    static final class Revoke implements Callable<Integer> {
-        @ParentCommand
-        KeysCommand parent;
-        @Parameters(paramLabel = "KEY_ID")
-        String id;
-
-        @Override
-        public Integer call() {
-            return parent.call("DELETE", "keys/" + id, null);
         }
     }
 
@@ -193,19 +181,6 @@ public final class KeysCommand {
             String path = "keys/" + id + "/overrides/" + policy;
             return clear ? parent.call("DELETE", path, null)
                     : parent.call("PUT", path, JSON.createObjectNode().put("q", q));
-        }
-    }
-
-    @Command(name = "usage", mixinStandardHelpOptions = true, description = "Print a key's usage per policy.")
-    static final class Usage implements Callable<Integer> {
-        @ParentCommand
-        KeysCommand parent;
-        @Parameters(paramLabel = "KEY_ID")
-        String id;
-
-        @Override
-        public Integer call() {
-            return parent.call("GET", "keys/" + id + "/usage", null);
         }
     }
 }

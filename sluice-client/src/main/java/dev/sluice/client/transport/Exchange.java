@@ -1,6 +1,9 @@
 package dev.sluice.client.transport;
 
 import dev.sluice.client.core.Answer;
+import java.util.Objects;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -29,4 +32,27 @@ public interface Exchange<R> {
 
     /** Releases a response that the caller will never see (closes its body). Must not throw. */
     void discard(R response);
+
+    /**
+     * An exchange from its two parts, with the default {@link #failure}.
+     *
+     * @param read what {@link #read} does
+     * @param discard what {@link #discard} does; must not throw
+     * @throws NullPointerException if either is null
+     */
+    static <R> Exchange<R> of(Function<? super R, Answer.Response> read, Consumer<? super R> discard) {
+        Objects.requireNonNull(read, "read");
+        Objects.requireNonNull(discard, "discard");
+        return new Exchange<>() {
+            @Override
+            public Answer.Response read(R response) {
+                return read.apply(response);
+            }
+
+            @Override
+            public void discard(R response) {
+                discard.accept(response);
+            }
+        };
+    }
 }

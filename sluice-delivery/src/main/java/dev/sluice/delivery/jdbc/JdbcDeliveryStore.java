@@ -15,6 +15,7 @@ import dev.sluice.delivery.StoreException;
 import dev.sluice.delivery.UnknownDestinationException;
 import dev.sluice.delivery.spi.AttemptStart;
 import dev.sluice.delivery.spi.Claim;
+import dev.sluice.delivery.spi.ClaimedStart;
 import dev.sluice.delivery.spi.Completion;
 import dev.sluice.delivery.spi.DeliveryStore;
 import java.sql.Connection;
@@ -28,6 +29,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Predicate;
 
 /**
  * The JDBC {@link DeliveryStore} for SQLite (embedded, the default) and PostgreSQL (many workers),
@@ -262,6 +264,53 @@ public final class JdbcDeliveryStore implements DeliveryStore {
             relaxCommit(c, claims);
             return leases.startAttempts(c, claims, Micros.of(now));
         });
+    }
+
+    /**
+     * One transaction: the claim, then the starts of the claims {@code startable} accepts (one
+     * round of batches for the whole claim instead of a transaction for the claim and another
+     * for its starts). On PostgreSQL it commits without waiting for the WAL flush when every
+     * claimed destination deduplicates ({@link #relaxCommit}): a lost claim is a row pending again,
+     * sent again later with the same key.
+     */
+    @Override
+    public List<ClaimedStart> claimAndStart(String owner, int max, Instant now, Duration lease,
+            Predicate<Claim> startable) {
+        if (max < 1) {
+            return List.of();
+        }
+        long nowMicros = Micros.of(now);
+        long leaseUntil = Micros.of(now.plus(lease));
+        String token = UUID.randomUUID().toString();
+        return write("claim and start", c -> {
+            List<Claim> claims = leases.claim(c, owner, token, max, nowMicros, leaseUntil);
+            if (claims.isEmpty()) {
+                return List.of();
+            }
+            relaxCommit(c, claims);
+            try {
+                return ClaimedStart.pair(claims, startable, toStart -> {
+                    try {
+                        return leases.startAttempts(c, toStart, nowMicros);
+                    } catch (SQLException e) {
+                        throw new StartFailed(e);
+                    }
+                });
+            } catch (StartFailed e) {
+                throw e.sql;
+            }
+        });
+    }
+
+    /** Carries a start's {@link SQLException} through {@link ClaimedStart#pair}'s function. */
+    private static final class StartFailed extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        private final transient SQLException sql;
+
+        StartFailed(SQLException sql) {
+            super(sql);
+            this.sql = sql;
+        }
     }
 
     /**

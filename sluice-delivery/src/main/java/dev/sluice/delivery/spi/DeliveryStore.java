@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * Where deliveries live: destinations with their shared token buckets, the outbox (events), the
@@ -85,6 +86,26 @@ public interface DeliveryStore extends AutoCloseable {
      */
     default List<AttemptStart> startAttempts(List<Claim> claims, Instant now) {
         return claims.stream().map(c -> startAttempt(c, now)).toList();
+    }
+
+    /**
+     * {@link #claim} followed by {@link #startAttempts} for the claims that {@code startable}
+     * accepts, with the same answers, in one transaction where the store can (the JDBC store: one
+     * transaction and, on PostgreSQL when every claimed destination deduplicates, no wait for the
+     * WAL flush, as for {@link #startAttempts}). Rows {@code startable} refuses are claimed and not
+     * started: the caller settles them. {@code startable} is called inside the transaction and must
+     * be a quick pure check of the claim. The default makes two transactions.
+     *
+     * @param owner the worker's id, written as the lease owner
+     * @param max at most this many rows ({@code < 1}: none)
+     * @param now the claim's and the starts' time
+     * @param lease how long the claim holds without a heartbeat
+     * @param startable which claims to start now
+     * @return one entry per claimed row, oldest first; the start is empty when {@code startable} refused it
+     */
+    default List<ClaimedStart> claimAndStart(String owner, int max, Instant now, Duration lease,
+            Predicate<Claim> startable) {
+        return ClaimedStart.pair(claim(owner, max, now, lease), startable, toStart -> startAttempts(toStart, now));
     }
 
     /**

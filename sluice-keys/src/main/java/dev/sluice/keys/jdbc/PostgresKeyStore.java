@@ -1,5 +1,6 @@
 package dev.sluice.keys.jdbc;
 
+import dev.sluice.keys.internal.ChangeFeed;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -64,7 +65,7 @@ public final class PostgresKeyStore implements ApiKeyStore {
     private final String prefix;
     private volatile boolean migrated;
     private final AtomicBoolean closed = new AtomicBoolean();
-    private volatile KeyChangeListener listener;
+    private volatile ChangeFeed listener;
 
     private PostgresKeyStore(KeyStoreConfig config, KeyHashing hashing, KeyIds ids, HikariDataSource pool) {
         this.config = config;
@@ -303,12 +304,13 @@ public final class PostgresKeyStore implements ApiKeyStore {
         if (closed.get()) {
             throw new IllegalStateException("closed");
         }
-        listener = new KeyChangeListener(this, changes).start();
+        listener = new KeyChangeListener(this, changes);
+        listener.start();
     }
 
     @Override
     public boolean watching() {
-        KeyChangeListener l = listener;
+        ChangeFeed l = listener;
         return l != null && l.listening();
     }
 
@@ -318,7 +320,7 @@ public final class PostgresKeyStore implements ApiKeyStore {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        KeyChangeListener l;
+        ChangeFeed l;
         synchronized (this) {
             l = listener;
         }

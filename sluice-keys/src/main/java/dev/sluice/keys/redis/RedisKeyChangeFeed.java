@@ -1,6 +1,7 @@
 package dev.sluice.keys.redis;
 
 import dev.sluice.keys.KeyChanges;
+import dev.sluice.keys.internal.ChangeFeed;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.util.concurrent.BlockingQueue;
@@ -14,140 +15,86 @@ import org.slf4j.LoggerFactory;
  * store's channel; each message (a key's hash, published by every write script) refreshes that key
  * ({@link KeyChanges#changed}) within a second. Messages published while the connection was down are lost,
  * so every subscription confirmation (the first, and Lettuce's own after each reconnect) reads every cached
- * key again ({@link KeyChanges#resync}). A {@code PING} every 5 s on the connection finds a Redis that holds
- * the connection open but answers nothing; then the connection is closed and opened again every second. One
- * daemon thread, {@code sluice-keys-notifications}, runs the cache's calls (never Lettuce's event loop),
- * ended by {@link #close()}.
+ * key again. A {@code PING} every 5 s finds a Redis that holds the connection open but answers nothing; then
+ * the connection is closed and opened again. The cache's calls run on {@link ChangeFeed}'s thread, never on
+ * Lettuce's event loop; reconnecting and the log lines are {@link ChangeFeed}'s.
  */
-final class RedisKeyChangeFeed implements AutoCloseable {
+final class RedisKeyChangeFeed extends ChangeFeed {
 
     private static final Logger LOG = LoggerFactory.getLogger(RedisKeyChangeFeed.class);
     private static final long POLL_MILLIS = 250;
-    private static final long PROBE_NANOS = TimeUnit.SECONDS.toNanos(5);
     private static final long WAIT_SECONDS = 5;
     /** Marks a subscription confirmation in the queue (a key hash is never empty). */
     private static final String SUBSCRIBED = "";
 
     private final RedisKeyStore store;
-    private final KeyChanges cache;
-    private final Thread thread;
     private final BlockingQueue<String> events = new LinkedBlockingQueue<>();
-    private volatile boolean running = true;
     private volatile StatefulRedisPubSubConnection<String, String> current;
-    private volatile boolean listening;
 
     RedisKeyChangeFeed(RedisKeyStore store, KeyChanges cache) {
+        super(cache);
         this.store = store;
-        this.cache = cache;
-        this.thread = new Thread(this::run, "sluice-keys-notifications");
-        this.thread.setDaemon(true);
     }
 
-    /** Starts the thread; returns at once. */
-    RedisKeyChangeFeed start() {
-        thread.start();
-        return this;
-    }
-
-    /** Whether the subscription is up now. */
-    boolean listening() {
+    /** Whether the subscription is up now (Lettuce may have lost the connection since the last poll). */
+    @Override
+    public boolean listening() {
         StatefulRedisPubSubConnection<String, String> c = current;
-        return listening && c != null && c.isOpen();
+        return super.listening() && c != null && c.isOpen();
     }
 
-    private void run() {
-        boolean warned = false;
-        while (running) {
-            StatefulRedisPubSubConnection<String, String> c = null;
-            try {
-                c = store.endpoint().connectPubSub().toCompletableFuture().get(WAIT_SECONDS, TimeUnit.SECONDS);
-                current = c;
-                String channel = store.channel();
-                events.clear();
-                c.addListener(new RedisPubSubAdapter<>() {
-                    @Override
-                    public void message(String from, String message) {
-                        if (channel.equals(from) && !message.isEmpty()) {
-                            events.add(message);
-                        }
-                    }
+    @Override
+    protected void session() throws Exception {
+        StatefulRedisPubSubConnection<String, String> c =
+                store.endpoint().connectPubSub().toCompletableFuture().get(WAIT_SECONDS, TimeUnit.SECONDS);
+        current = c;
+        String channel = store.channel();
+        events.clear();
+        c.addListener(new RedisPubSubAdapter<>() {
+            @Override
+            public void message(String from, String message) {
+                if (channel.equals(from) && !message.isEmpty()) {
+                    events.add(message);
+                }
+            }
 
-                    @Override
-                    public void subscribed(String to, long count) {
-                        if (channel.equals(to)) {
-                            events.add(SUBSCRIBED);
-                        }
-                    }
-                });
-                c.async().subscribe(channel).get(WAIT_SECONDS, TimeUnit.SECONDS);
-                long lastProbe = System.nanoTime();
-                boolean wasOpen = true;
-                while (running) {
-                    String event = events.poll(POLL_MILLIS, TimeUnit.MILLISECONDS);
-                    boolean open = c.isOpen();
-                    if (!open && wasOpen && listening) {
-                        listening = false;
-                        LOG.warn("key change notifications down (the subscription's connection is lost); "
-                                + "reconnecting, cached keys are read again when they are back");
-                        warned = true;
-                    }
-                    wasOpen = open;
-                    if (SUBSCRIBED.equals(event)) {
-                        cache.resync();
-                        listening = true;
-                        if (warned) {
-                            LOG.warn("key change notifications up again");
-                            warned = false;
-                        }
-                    } else if (event != null) {
-                        cache.changed(event);
-                    }
-                    if (open && System.nanoTime() - lastProbe > PROBE_NANOS) {
-                        c.async().ping().get(WAIT_SECONDS, TimeUnit.SECONDS);
-                        lastProbe = System.nanoTime();
-                    }
+            @Override
+            public void subscribed(String to, long count) {
+                if (channel.equals(to)) {
+                    events.add(SUBSCRIBED);
                 }
-            } catch (InterruptedException e) {
-                return;
-            } catch (Exception e) {
-                listening = false;
-                if (c != null) {
-                    try {
-                        c.close();
-                    } catch (RuntimeException closing) {
-                        LOG.debug("closing the subscription's connection", closing);
-                    }
-                }
-                current = null;
-                if (!running) {
-                    return;
-                }
-                if (!warned) {
-                    LOG.warn("key change notifications down; retrying every second, cached keys are read again "
-                            + "when they are back", e);
-                    warned = true;
-                }
-                try {
-                    Thread.sleep(1000);
-                } catch (InterruptedException ie) {
-                    return;
-                }
+            }
+        });
+        c.async().subscribe(channel).get(WAIT_SECONDS, TimeUnit.SECONDS);
+        boolean wasOpen = true;
+        while (running()) {
+            String event = events.poll(POLL_MILLIS, TimeUnit.MILLISECONDS);
+            boolean open = c.isOpen();
+            if (!open && wasOpen) {
+                lost("the subscription's connection is lost");
+            }
+            wasOpen = open;
+            if (SUBSCRIBED.equals(event)) {
+                subscribed();
+            } else if (event != null) {
+                cache().changed(event);
+            }
+            if (open && probeDue()) {
+                c.async().ping().get(WAIT_SECONDS, TimeUnit.SECONDS);
             }
         }
     }
 
     @Override
-    public void close() {
-        running = false;
-        thread.interrupt();
-        try {
-            thread.join(2000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+    protected void closeSession() {
         StatefulRedisPubSubConnection<String, String> c = current;
+        current = null;
         if (c != null) {
-            c.close();
+            try {
+                c.close();
+            } catch (RuntimeException closing) {
+                LOG.debug("closing the subscription's connection", closing);
+            }
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.sluice.keys.redis;
 
+import dev.sluice.keys.internal.ChangeFeed;
 import dev.sluice.edge.decision.KeyIds;
 import dev.sluice.edge.keys.KeyHashing;
 import dev.sluice.edge.keys.StoredKey;
@@ -153,7 +154,7 @@ public final class RedisKeyStore implements ApiKeyStore {
     private final String channel;
     private final long timeoutNanos;
     private final AtomicBoolean closed = new AtomicBoolean();
-    private RedisKeyChangeFeed feed;
+    private ChangeFeed feed;
 
     private RedisKeyStore(KeyStoreConfig config, KeyIds ids, RedisEndpoint endpoint, RedisUrl url) {
         this.config = config;
@@ -357,12 +358,13 @@ public final class RedisKeyStore implements ApiKeyStore {
         if (closed.get()) {
             throw new IllegalStateException("closed");
         }
-        feed = new RedisKeyChangeFeed(this, changes).start();
+        feed = new RedisKeyChangeFeed(this, changes);
+        feed.start();
     }
 
     @Override
     public boolean watching() {
-        RedisKeyChangeFeed f;
+        ChangeFeed f;
         synchronized (this) {
             f = feed;
         }
@@ -375,7 +377,7 @@ public final class RedisKeyStore implements ApiKeyStore {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        RedisKeyChangeFeed f;
+        ChangeFeed f;
         synchronized (this) {
             f = feed;
         }

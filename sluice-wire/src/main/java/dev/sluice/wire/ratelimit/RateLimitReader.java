@@ -86,22 +86,7 @@ public final class RateLimitReader {
      * @param names which item values name a policy
      */
     public static ReadResult<QuotaPolicy> readPolicies(List<String> fieldLines, MemberNames names) {
-        List<String> problems = new ArrayList<>(0);
-        List<Member> members = parse(fieldLines, problems);
-        List<QuotaPolicy> policies = new ArrayList<>(members.size());
-        for (int i = 0; i < members.size(); i++) {
-            Item item = policyItem(members.get(i), i, names, problems);
-            if (item == null) {
-                continue;
-            }
-            String name = Objects.requireNonNull(name(item, names), "policyItem keeps only named items");
-            Parameters p = item.parameters();
-            Long quota = nonNegativeInteger(p.get("q"));
-            if (quota == null) {
-                problems.add(describe(i, name) + " skipped: q (required) is " + what(p.get("q"))
-                        + ", not a non-negative Integer");
-                continue;
-            }
+        return readEach(fieldLines, names, "q", (name, quota, p, i, problems) -> {
             Long window = optionalInteger(p, "w", 1, i, name, problems);
             String unit = null;
             BareItem qu = p.get("qu");
@@ -110,9 +95,8 @@ public final class RateLimitReader {
             } else if (qu != null) {
                 problems.add(describe(i, name) + ": qu ignored, " + what(qu) + " is not a String");
             }
-            policies.add(new QuotaPolicy(name, quota, window, unit, partitionKey(p, i, name, problems)));
-        }
-        return new ReadResult<>(policies, problems);
+            return new QuotaPolicy(name, quota, window, unit, partitionKey(p, i, name, problems));
+        });
     }
 
     // ---- RateLimit ----
@@ -147,9 +131,25 @@ public final class RateLimitReader {
      * @param names which item values name a policy
      */
     public static ReadResult<ServiceLimit> readServiceLimits(List<String> fieldLines, MemberNames names) {
+        return readEach(fieldLines, names, "r", (name, remaining, p, i, problems) -> new ServiceLimit(name, remaining,
+                optionalInteger(p, "t", 0, i, name, problems), partitionKey(p, i, name, problems)));
+    }
+
+    /** Reads one named member whose {@code required} parameter is a non-negative Integer. */
+    @FunctionalInterface
+    private interface MemberReader<T> {
+        T read(String name, long required, Parameters p, int index, List<String> problems);
+    }
+
+    /**
+     * The loop both fields share: each member that names a policy and carries {@code required} as a
+     * non-negative Integer is read by {@code reader}; every other member is skipped with a problem.
+     */
+    private static <T> ReadResult<T> readEach(List<String> fieldLines, MemberNames names, String required,
+            MemberReader<T> reader) {
         List<String> problems = new ArrayList<>(0);
         List<Member> members = parse(fieldLines, problems);
-        List<ServiceLimit> limits = new ArrayList<>(members.size());
+        List<T> read = new ArrayList<>(members.size());
         for (int i = 0; i < members.size(); i++) {
             Item item = policyItem(members.get(i), i, names, problems);
             if (item == null) {
@@ -157,16 +157,15 @@ public final class RateLimitReader {
             }
             String name = Objects.requireNonNull(name(item, names), "policyItem keeps only named items");
             Parameters p = item.parameters();
-            Long remaining = nonNegativeInteger(p.get("r"));
-            if (remaining == null) {
-                problems.add(describe(i, name) + " skipped: r (required) is " + what(p.get("r"))
+            Long value = nonNegativeInteger(p.get(required));
+            if (value == null) {
+                problems.add(describe(i, name) + " skipped: " + required + " (required) is " + what(p.get(required))
                         + ", not a non-negative Integer");
                 continue;
             }
-            Long reset = optionalInteger(p, "t", 0, i, name, problems);
-            limits.add(new ServiceLimit(name, remaining, reset, partitionKey(p, i, name, problems)));
+            read.add(reader.read(name, value, p, i, problems));
         }
-        return new ReadResult<>(limits, problems);
+        return new ReadResult<>(read, problems);
     }
 
     // ---- shared ----
