@@ -65,6 +65,7 @@ public final class EdgeDecider {
     private static final String ANONYMOUS_KEY_PREFIX = "ip ";
     /** Retry-After of a usage read a fail-closed store could not answer (a decision carries its own). */
     private static final Duration UNAVAILABLE_RETRY_AFTER = Duration.ofSeconds(1);
+    private static final CompletionStage<List<Header>> NO_FIELDS = CompletableFuture.completedFuture(List.of());
 
     private volatile EdgeRules rules;
     private final LimiterStore store;
@@ -294,12 +295,16 @@ public final class EdgeDecider {
      * The rate-limit fields of a 429 that holds {@code key} off for {@code retryAfterSeconds} although its
      * limiter might admit sooner (the escalation stage, SPEC §3.12): the key's standing, uncharged, with
      * policy {@code policy}'s member at {@code r=0} and {@code t} = {@code retryAfterSeconds}, so the field
-     * agrees with {@code Retry-After} (SPEC §2.3). When the store cannot be read: the policy line alone.
+     * agrees with {@code Retry-After} (SPEC §2.3). When the store cannot be read: the policy line alone. None
+     * (and no store read) under {@code rate-limit-fields: false}, as for every other answer.
      *
      * @param policy the name of the policy the hold is reported under (the key's last denying policy)
      * @param retryAfterSeconds the hold's {@code Retry-After}, ≥ 1
      */
     public CompletionStage<List<Header>> heldFields(Caller.ApiKey key, String policy, long retryAfterSeconds) {
+        if (!rules.rateLimitFields()) {
+            return NO_FIELDS;
+        }
         int soft = rules.softLimitPercent();
         return store.usageAsync(key.limiterKey(), key.plan()).thenApply(states -> {
             List<PolicyState> held = new ArrayList<>(states.size());

@@ -7,12 +7,14 @@ import dev.sluice.edge.decision.EdgeRequest;
 import dev.sluice.edge.decision.Verdict;
 import dev.sluice.edge.pipeline.EdgeStage;
 import dev.sluice.edge.pipeline.ThrottledLog;
+import dev.sluice.edge.response.EdgeResponse;
 import dev.sluice.edge.response.Header;
 import dev.sluice.edge.response.Problems;
 import dev.sluice.limiter.Policy;
 import dev.sluice.time.TimeSource;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -139,7 +141,9 @@ public final class RetryLoopEscalation implements EdgeStage {
             boolean blocked;
             String limit;
             List<String> violated;
+            Held cached;
             synchronized (k) {
+                cached = k.held;
                 limit = k.limit;
                 violated = k.violated;
                 k.decay(now);
@@ -154,12 +158,22 @@ public final class RetryLoopEscalation implements EdgeStage {
             }
             if (waitNanos > 0) {
                 long seconds = ceilSeconds(waitNanos);
-                String detail = blocked
-                        ? "This key kept retrying inside its Retry-After window; it is blocked for " + seconds
-                                + " s. Honour Retry-After."
-                        : "This key keeps retrying before its Retry-After; wait " + seconds + " s.";
-                return held(apiKey, new Verdict.Answer(problems.get().escalated(blocked, seconds, detail, limit,
-                        violated), DecisionRecord.refused(request, DecisionOutcome.ESCALATED)), limit, seconds);
+                Problems p = problems.get();
+                EdgeResponse response;
+                if (cached != null && cached.matches(p, blocked, seconds, limit, violated)) {
+                    response = cached.response(); // a key looping at full speed: the same bytes for a second
+                } else {
+                    String detail = blocked
+                            ? "This key kept retrying inside its Retry-After window; it is blocked for " + seconds
+                                    + " s. Honour Retry-After."
+                            : "This key keeps retrying before its Retry-After; wait " + seconds + " s.";
+                    response = p.escalated(blocked, seconds, detail, limit, violated);
+                    synchronized (k) {
+                        k.held = new Held(p, blocked, seconds, limit, violated, response);
+                    }
+                }
+                return held(apiKey, new Verdict.Answer(response,
+                        DecisionRecord.refused(request, DecisionOutcome.ESCALATED)), limit, seconds);
             }
         }
         int levelAtStart = level;
@@ -250,6 +264,18 @@ public final class RetryLoopEscalation implements EdgeStage {
     }
 
     /** One key's loop detector. Guarded by its own monitor. */
+    /**
+     * The last held answer of a key and what it was made of (the rules' {@link Problems} by identity: a reload
+     * brings a new one): a key retrying thousands of times a second gets the same answer until its
+     * {@code Retry-After} second, its policy or the rules change.
+     */
+    private record Held(Problems problems, boolean blocked, long seconds, String limit, List<String> violated,
+            EdgeResponse response) {
+        boolean matches(Problems p, boolean b, long s, String l, List<String> v) {
+            return problems == p && blocked == b && seconds == s && Objects.equals(limit, l) && violated.equals(v);
+        }
+    }
+
     private final class KeyLoop {
         final long[] total = new long[BUCKETS];
         final long[] early = new long[BUCKETS];
@@ -260,6 +286,8 @@ public final class RetryLoopEscalation implements EdgeStage {
         /** the policy and violated-policies of the loop's last limiter denial (null / empty before one) */
         String limit;
         List<String> violated = List.of();
+        /** the last held answer, or null */
+        Held held;
         long blockedUntil;
         int level;
         long lastEscalation;

@@ -11,6 +11,7 @@ import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
+import io.netty.handler.flush.FlushConsolidationHandler;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.ScheduledFuture;
@@ -74,7 +75,11 @@ final class ProtocolDetector extends ByteToMessageDecoder {
                 .setMaxHeaderSize(edge.listen().maxHeaderBytes())
                 .setMaxChunkSize(16 * 1024);
         RequestHeadDeadline deadline = new RequestHeadDeadline(edge.listen().requestHeadTimeout());
-        p.addAfter(p.context(this).name(), "head-deadline", deadline);
+        // the answers to what one socket read brought (pipelined requests) go out in one flush, at the read's
+        // end; a flush outside a read (an answer decided later) goes out at once
+        p.addAfter(p.context(this).name(), "flush", new FlushConsolidationHandler(
+                FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, false));
+        p.addAfter("flush", "head-deadline", deadline);
         p.addAfter("head-deadline", "http1", new HttpServerCodec(decoder));
         p.addAfter("http1", "validate", new RequestValidator(edge.listen(), false));
         p.addAfter("validate", "keep-alive", new KeepAliveHandler(edge.listen().drainBoundBytes(), deadline));

@@ -126,6 +126,17 @@ class EdgeDeciderTest {
     }
 
     @Test
+    void heldFieldsAreNoneWhenRateLimitFieldsAreOff() {
+        // the escalation stage's 429 (SPEC §3.12) follows rate-limit-fields like every other answer
+        Caller.ApiKey key = new Caller.ApiKey(config.binding("sk_tiny").orElseThrow());
+        EdgeDecider off = new EdgeDecider(new EdgeRules(config.withRateLimitFields(false)), store, time, List.of());
+        assertThat(off.heldFields(key, "second", 30).toCompletableFuture().join()).isEmpty();
+        EdgeDecider on = decider(List.of());
+        assertThat(header(on.heldFields(key, "second", 30).toCompletableFuture().join(), "RateLimit"))
+                .isEqualTo("\"second\";r=0;t=30");
+    }
+
+    @Test
     void usageIsNotCharged() {
         EdgeDecider d = decider(List.of());
         for (int i = 0; i < 50; i++) {

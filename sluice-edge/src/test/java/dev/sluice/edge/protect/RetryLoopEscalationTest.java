@@ -95,4 +95,26 @@ class RetryLoopEscalationTest {
         time.advance(Duration.ofMinutes(10)); // no requests: the block ends and every level decays
         assertThat(stage.level("sk_abuser")).isZero();
     }
+
+    @Test
+    void aBlockedKeyGetsOneAnswerPerSecondOfItsRetryAfterAndANewOneAfterAReload() {
+        for (int ms = 0; ms < 60_000; ms += 50) {
+            decide("sk_abuser");
+            time.advanceMillis(50);
+        }
+        Verdict.Answer first = (Verdict.Answer) decide("sk_abuser");
+        Verdict.Answer sameSecond = (Verdict.Answer) decide("sk_abuser");
+        assertThat(sameSecond.response()).isSameAs(first.response()); // not rebuilt for each retry
+        assertThat(sameSecond.record().outcome()).isEqualTo(DecisionOutcome.ESCALATED);
+
+        time.advance(Duration.ofSeconds(1));
+        Verdict.Answer secondLater = (Verdict.Answer) decide("sk_abuser");
+        long before = Long.parseLong(first.response().header("Retry-After").orElseThrow());
+        assertThat(secondLater.response().header("Retry-After")).hasValue(Long.toString(before - 1));
+
+        problems = new Problems(new ProblemConfig("https://sluice.dev/problems", ProblemConfig.TypeUris.IANA));
+        Verdict.Answer reloaded = (Verdict.Answer) decide("sk_abuser");
+        assertThat(new String(reloaded.response().body()))
+                .contains("https://iana.org/assignments/http-problem-types#abnormal-usage-detected");
+    }
 }
