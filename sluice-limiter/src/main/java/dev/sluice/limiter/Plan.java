@@ -23,6 +23,8 @@ public final class Plan {
     private final GcraParams[] gcra;
     private final boolean hasQuota;
     private final boolean[] concurrency;
+    /** {@link #policies} as an array: {@link #policy(int)} is on every decision's path */
+    private final Policy[] policyArray;
     private final boolean hasConcurrency;
     private final int hash;
     /** the RateLimit-Policy field, serialised on first use (a benign race: the value is a constant) */
@@ -45,6 +47,7 @@ public final class Plan {
         }
         this.name = name;
         this.policies = List.copyOf(policies);
+        this.policyArray = this.policies.toArray(new Policy[0]);
         this.gcra = new GcraParams[policies.size()];
         this.concurrency = new boolean[policies.size()];
         boolean quota = false;
@@ -108,7 +111,7 @@ public final class Plan {
 
     /** The policy at {@code index} (wire order). */
     public Policy policy(int index) {
-        return policies.get(index);
+        return policyArray[index];
     }
 
     /**
@@ -163,8 +166,8 @@ public final class Plan {
      * with {@link CostExceedsBurst} before touching any state.
      */
     public int indexOfCostExceedingQuota(Costs costs) {
-        for (int i = 0; i < policies.size(); i++) {
-            Policy p = policies.get(i);
+        for (int i = 0; i < policyArray.length; i++) {
+            Policy p = policyArray[i];
             if (costs.costFor(p) > p.quota()) {
                 return i;
             }

@@ -18,4 +18,10 @@ enum SystemTimeSource implements TimeSource {
     public Instant now() {
         return UTC.instant();
     }
+
+    /** {@code System.currentTimeMillis()}, an intrinsic: no {@link Instant} and no native call. */
+    @Override
+    public long epochSecond() {
+        return Math.floorDiv(System.currentTimeMillis(), 1000L);
+    }
 }

@@ -27,6 +27,15 @@ public interface TimeSource {
     /** The current instant on the UTC wall clock. */
     Instant now();
 
+    /**
+     * {@link #now()} in whole seconds since 1970-01-01T00:00:00Z, rounded down: what calendar windows
+     * need, read without building an {@link Instant} (the system clock reads milliseconds). The default
+     * is {@code now().getEpochSecond()}.
+     */
+    default long epochSecond() {
+        return now().getEpochSecond();
+    }
+
     /** The JVM's clocks: {@link System#nanoTime()} and the system UTC clock. */
     static TimeSource system() {
         return SystemTimeSource.INSTANCE;

@@ -51,6 +51,8 @@ public class LimiterBenchmarks {
     @State(Scope.Benchmark)
     public static class Hot {
         InMemoryLimiterStore sluice;
+        InMemoryLimiterStore.KeyHandle sluiceHandle;
+        InMemoryLimiterStore.KeyHandle sluiceTwoHandle;
         Plan plan;
         Plan twoPolicyPlan;
         Bucket bucket4j;
@@ -65,6 +67,9 @@ public class LimiterBenchmarks {
             plan = Plan.of("hot", BurstPolicy.of("burst", HOT_RATE_PER_SECOND, 1));
             twoPolicyPlan = Plan.of("hot-daily", BurstPolicy.of("burst", HOT_RATE_PER_SECOND, 1),
                     QuotaPolicy.daily("daily", DAILY_QUOTA));
+            // held like the peers' bucket objects: the key is looked up once
+            sluiceHandle = sluice.handle("hot-key-h", plan);
+            sluiceTwoHandle = sluice.handle("hot-key-2h", twoPolicyPlan);
             bucket4j = Bucket.builder()
                     .addLimit(Bandwidth.builder().capacity(HOT_RATE_PER_SECOND)
                             .refillGreedy(HOT_RATE_PER_SECOND, Duration.ofSeconds(1)).build())
@@ -109,6 +114,36 @@ public class LimiterBenchmarks {
     @Benchmark
     public long hotSluiceSink(Hot s, Headers h) {
         return s.sluice.decide("hot-key", s.plan, Costs.ONE, h).ordinal() + h.remaining;
+    }
+
+    /** {@code decide} on a handle held like the peers' objects (no lookup by key per call). */
+    @Benchmark
+    public Decision hotSluiceHandle(Hot s) {
+        return s.sluiceHandle.decide(Costs.ONE);
+    }
+
+    /** {@code decide} into a sink on a handle. */
+    @Benchmark
+    public long hotSluiceHandleSink(Hot s, Headers h) {
+        return s.sluiceHandle.decide(Costs.ONE, h).ordinal() + h.remaining;
+    }
+
+    /** {@code tryAcquire} on a handle. */
+    @Benchmark
+    public boolean hotSluiceHandleTryAcquire(Hot s) {
+        return s.sluiceHandle.tryAcquire(Costs.ONE);
+    }
+
+    /** Two policies, {@code decide} on a handle. */
+    @Benchmark
+    public Decision twoPolicySluiceHandle(Hot s) {
+        return s.sluiceTwoHandle.decide(Costs.ONE);
+    }
+
+    /** Two policies, {@code decide} into a sink on a handle. */
+    @Benchmark
+    public long twoPolicySluiceHandleSink(Hot s, Headers h) {
+        return s.sluiceTwoHandle.decide(Costs.ONE, h).ordinal() + h.remaining;
     }
 
     /** Bucket4j's like-for-like answer to {@code decide}: admitted, remaining tokens and the wait. */

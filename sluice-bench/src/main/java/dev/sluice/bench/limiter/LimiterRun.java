@@ -30,6 +30,9 @@ public final class LimiterRun {
             new Case("hot key, 1 thread: Guava", "hotGuava", 1),
             new Case("hot key, 1 thread: Sluice tryAcquire", "hotSluiceTryAcquire", 1),
             new Case("hot key, 1 thread: Bucket4j keyed", "hotBucket4jKeyed", 1),
+            new Case("hot key, 1 thread: Sluice handle", "hotSluiceHandle", 1),
+            new Case("hot key, 1 thread: Sluice handle sink", "hotSluiceHandleSink", 1),
+            new Case("hot key, 1 thread: Sluice handle tryAcquire", "hotSluiceHandleTryAcquire", 1),
             new Case("hot key, 2 threads: Sluice", "hotSluice", 2),
             new Case("hot key, 2 threads: Sluice sink", "hotSluiceSink", 2),
             new Case("hot key, 2 threads: Bucket4j", "hotBucket4j", 2),
@@ -38,6 +41,9 @@ public final class LimiterRun {
             new Case("hot key, 2 threads: Guava", "hotGuava", 2),
             new Case("hot key, 2 threads: Sluice tryAcquire", "hotSluiceTryAcquire", 2),
             new Case("hot key, 2 threads: Bucket4j keyed", "hotBucket4jKeyed", 2),
+            new Case("hot key, 2 threads: Sluice handle", "hotSluiceHandle", 2),
+            new Case("hot key, 2 threads: Sluice handle sink", "hotSluiceHandleSink", 2),
+            new Case("hot key, 2 threads: Sluice handle tryAcquire", "hotSluiceHandleTryAcquire", 2),
             new Case("1M keys uniform: Sluice", "uniformSluice", 1),
             new Case("1M keys uniform: Bucket4j", "uniformBucket4j", 1),
             new Case("1M keys Zipf: Sluice", "zipfSluice", 1),
@@ -46,7 +52,9 @@ public final class LimiterRun {
             new Case("two policies, hot key: Sluice sink", "twoPolicySluiceSink", 1),
             new Case("two policies, hot key: Bucket4j", "twoPolicyBucket4j", 1),
             new Case("two policies, hot key: Bucket4j probe", "twoPolicyBucket4jProbe", 1),
-            new Case("two policies, hot key: Sluice tryAcquire", "twoPolicySluiceTryAcquire", 1));
+            new Case("two policies, hot key: Sluice tryAcquire", "twoPolicySluiceTryAcquire", 1),
+            new Case("two policies, hot key: Sluice handle", "twoPolicySluiceHandle", 1),
+            new Case("two policies, hot key: Sluice handle sink", "twoPolicySluiceHandleSink", 1));
 
     private LimiterRun() {}
 
@@ -93,6 +101,29 @@ public final class LimiterRun {
         md.append(table.ratioRow("tryAcquire, hot key, 1 thread, vs Bucket4j", "hot key, 1 thread: Sluice tryAcquire", "hot key, 1 thread: Bucket4j", 1.2));
         md.append(table.ratioRow("tryAcquire, hot key, 2 threads, vs Bucket4j", "hot key, 2 threads: Sluice tryAcquire", "hot key, 2 threads: Bucket4j", 1.2));
         md.append(table.ratioRow("tryAcquire, hot key, 2 threads, vs Resilience4j", "hot key, 2 threads: Sluice tryAcquire", "hot key, 2 threads: Resilience4j", 1.2));
+        md.append(table.ratioRow("decide on a handle, hot key, 1 thread, vs Bucket4j tryConsume", "hot key, 1 thread: Sluice handle", "hot key, 1 thread: Bucket4j", 1.2));
+        md.append(table.ratioRow("decide on a handle, hot key, 1 thread, vs Bucket4j tryConsumeAndReturnRemaining", "hot key, 1 thread: Sluice handle", "hot key, 1 thread: Bucket4j probe", 1.2));
+        md.append(table.ratioRow("decide on a handle, hot key, 1 thread, vs Resilience4j", "hot key, 1 thread: Sluice handle", "hot key, 1 thread: Resilience4j", 1.2));
+        md.append(table.ratioRow("decide on a handle, hot key, 1 thread, vs Guava", "hot key, 1 thread: Sluice handle", "hot key, 1 thread: Guava", 1.2));
+        md.append(table.ratioRow("decide into a sink on a handle, hot key, 1 thread, vs Bucket4j tryConsume", "hot key, 1 thread: Sluice handle sink", "hot key, 1 thread: Bucket4j", 1.2));
+        md.append(table.ratioRow("decide into a sink on a handle, hot key, 1 thread, vs Bucket4j tryConsumeAndReturnRemaining", "hot key, 1 thread: Sluice handle sink", "hot key, 1 thread: Bucket4j probe", 1.2));
+        md.append(table.ratioRow("decide into a sink on a handle, hot key, 1 thread, vs Resilience4j", "hot key, 1 thread: Sluice handle sink", "hot key, 1 thread: Resilience4j", 1.2));
+        md.append(table.ratioRow("decide into a sink on a handle, hot key, 1 thread, vs Guava", "hot key, 1 thread: Sluice handle sink", "hot key, 1 thread: Guava", 1.2));
+        md.append(table.ratioRow("tryAcquire on a handle, hot key, 1 thread, vs Bucket4j tryConsume", "hot key, 1 thread: Sluice handle tryAcquire", "hot key, 1 thread: Bucket4j", 1.2));
+        md.append(table.ratioRow("tryAcquire on a handle, hot key, 1 thread, vs Resilience4j", "hot key, 1 thread: Sluice handle tryAcquire", "hot key, 1 thread: Resilience4j", 1.2));
+        md.append(table.ratioRow("decide on a handle, hot key, 2 threads, vs Bucket4j tryConsume", "hot key, 2 threads: Sluice handle", "hot key, 2 threads: Bucket4j", 1.2));
+        md.append(table.ratioRow("decide on a handle, hot key, 2 threads, vs Bucket4j tryConsumeAndReturnRemaining", "hot key, 2 threads: Sluice handle", "hot key, 2 threads: Bucket4j probe", 1.2));
+        md.append(table.ratioRow("decide on a handle, hot key, 2 threads, vs Resilience4j", "hot key, 2 threads: Sluice handle", "hot key, 2 threads: Resilience4j", 1.2));
+        md.append(table.ratioRow("decide on a handle, hot key, 2 threads, vs Guava", "hot key, 2 threads: Sluice handle", "hot key, 2 threads: Guava", Double.NaN));
+        md.append(table.ratioRow("decide into a sink on a handle, hot key, 2 threads, vs Bucket4j tryConsume", "hot key, 2 threads: Sluice handle sink", "hot key, 2 threads: Bucket4j", 1.2));
+        md.append(table.ratioRow("decide into a sink on a handle, hot key, 2 threads, vs Bucket4j tryConsumeAndReturnRemaining", "hot key, 2 threads: Sluice handle sink", "hot key, 2 threads: Bucket4j probe", 1.2));
+        md.append(table.ratioRow("decide into a sink on a handle, hot key, 2 threads, vs Resilience4j", "hot key, 2 threads: Sluice handle sink", "hot key, 2 threads: Resilience4j", 1.2));
+        md.append(table.ratioRow("decide into a sink on a handle, hot key, 2 threads, vs Guava", "hot key, 2 threads: Sluice handle sink", "hot key, 2 threads: Guava", Double.NaN));
+        md.append(table.ratioRow("tryAcquire on a handle, hot key, 2 threads, vs Bucket4j tryConsume", "hot key, 2 threads: Sluice handle tryAcquire", "hot key, 2 threads: Bucket4j", 1.2));
+        md.append(table.ratioRow("tryAcquire on a handle, hot key, 2 threads, vs Resilience4j", "hot key, 2 threads: Sluice handle tryAcquire", "hot key, 2 threads: Resilience4j", 1.2));
+        md.append(table.ratioRow("two policies, decide on a handle vs Bucket4j two bandwidths", "two policies, hot key: Sluice handle", "two policies, hot key: Bucket4j", 1.2));
+        md.append(table.ratioRow("two policies, decide on a handle vs Bucket4j two bandwidths, tryConsumeAndReturnRemaining", "two policies, hot key: Sluice handle", "two policies, hot key: Bucket4j probe", 1.2));
+        md.append(table.ratioRow("two policies, decide into a sink on a handle vs Bucket4j two bandwidths, tryConsumeAndReturnRemaining", "two policies, hot key: Sluice handle sink", "two policies, hot key: Bucket4j probe", 1.2));
         md.append(table.ratioRow("tryAcquire, hot key, 1 thread, vs keyed Bucket4j", "hot key, 1 thread: Sluice tryAcquire", "hot key, 1 thread: Bucket4j keyed", Double.NaN));
         md.append(table.ratioRow("tryAcquire, hot key, 2 threads, vs keyed Bucket4j", "hot key, 2 threads: Sluice tryAcquire", "hot key, 2 threads: Bucket4j keyed", Double.NaN));
         md.append(table.ratioRow("decide, hot key, 2 threads, vs Guava", "hot key, 2 threads: Sluice", "hot key, 2 threads: Guava", Double.NaN));

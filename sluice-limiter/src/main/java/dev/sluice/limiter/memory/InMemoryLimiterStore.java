@@ -57,7 +57,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Time.</b> Burst policies read {@link TimeSource#nanoTime()}, as microseconds since the store
  * was built (compared by subtraction, so an origin near {@code Long.MAX_VALUE} is fine; a reading
- * before the origin counts as the origin). Quota policies read {@link TimeSource#now()}.
+ * before the origin counts as the origin). Quota policies read {@link TimeSource#epochSecond()} (a
+ * denial's exact wait also {@link TimeSource#now()}).
  *
  * <p>Thread-safe.
  */
@@ -105,6 +106,11 @@ public final class InMemoryLimiterStore implements LimiterStore {
     public Decision decide(String key, Plan plan, Costs costs) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(plan, "plan");
+        return decide(key, plan, costs, (KeyHandle) null);
+    }
+
+    /** {@link #decide(String, Plan, Costs)} on the state {@code handle} holds (resolved by key when null). */
+    private Decision decide(String key, Plan plan, Costs costs, @Nullable KeyHandle handle) {
         Objects.requireNonNull(costs, "costs");
         int over = plan.indexOfCostExceedingQuota(costs);
         if (over >= 0) {
@@ -112,20 +118,33 @@ public final class InMemoryLimiterStore implements LimiterStore {
             return new CostExceedsBurst(plan, p, costs.costFor(p));
         }
         long micros = micros();
-        Instant wall = plan.hasQuotaPolicy() ? time.now() : null;
+        long wall = plan.hasQuotaPolicy() ? time.epochSecond() : NO_WALL;
+        KeyState state = handle != null ? handle.state : stateFor(key, plan);
         for (;;) {
-            KeyState state = stateFor(key, plan);
             Decision d = state instanceof Single single
                     ? decideSingle(single, plan, costs, micros, wall)
                     : decideMulti((Multi) state, plan, costs, micros, wall);
             if (d != null) {
                 return d;
             }
-            keys.remove(key, state); // retired by a sweep or a plan change: help remove it, then retry
+            state = reresolve(key, plan, state, handle);
         }
     }
 
-    private @Nullable Decision decideSingle(Single s, Plan plan, Costs costs, long micros, @Nullable Instant wall) {
+    /**
+     * After {@code retired} was found retired (by a sweep or a plan change): helps remove it from the
+     * map, resolves the key's state afresh and, for a handle, keeps it there.
+     */
+    private KeyState reresolve(String key, Plan plan, KeyState retired, @Nullable KeyHandle handle) {
+        keys.remove(key, retired);
+        KeyState fresh = stateFor(key, plan);
+        if (handle != null) {
+            handle.state = fresh;
+        }
+        return fresh;
+    }
+
+    private @Nullable Decision decideSingle(Single s, Plan plan, Costs costs, long micros, long wall) {
         Policy policy = plan.policy(0);
         long cost = costs.costFor(policy);
         for (int spins = 1;; spins = backOff(spins)) {
@@ -135,7 +154,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
             }
             long next = admit(plan, 0, cur, cost, micros, wall);
             if (next == DENIED) {
-                return denied(plan, costs, new long[] {cur}, micros, wall);
+                return denied(plan, costs, new long[] {cur}, micros, wall, preciseWall(wall));
             }
             if (Single.VALUE.compareAndSet(s, cur, next)) {
                 return new Allowed(plan, costs, List.of(stateOf(plan, 0, next, micros, wall)));
@@ -143,7 +162,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
         }
     }
 
-    private @Nullable Decision decideMulti(Multi s, Plan plan, Costs costs, long micros, @Nullable Instant wall) {
+    private @Nullable Decision decideMulti(Multi s, Plan plan, Costs costs, long micros, long wall) {
         int n = plan.size();
         for (int spins = 1;; spins = backOff(spins)) {
             long[] cur = s.slots;
@@ -157,7 +176,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
                 admitted = next[i] != DENIED;
             }
             if (!admitted) {
-                return denied(plan, costs, cur, micros, wall);
+                return denied(plan, costs, cur, micros, wall, preciseWall(wall));
             }
             if (Multi.SLOTS.compareAndSet(s, cur, next)) {
                 return new Allowed(plan, costs, states(plan, next, micros, wall));
@@ -187,22 +206,26 @@ public final class InMemoryLimiterStore implements LimiterStore {
     public boolean tryAcquire(String key, Plan plan, Costs costs) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(plan, "plan");
-        Objects.requireNonNull(costs, "costs");
         requireNoConcurrencyPolicy(plan);
+        return tryAcquire(key, plan, costs, null);
+    }
+
+    private boolean tryAcquire(String key, Plan plan, Costs costs, @Nullable KeyHandle handle) {
+        Objects.requireNonNull(costs, "costs");
         if (plan.indexOfCostExceedingQuota(costs) >= 0) {
             return false;
         }
         long micros = micros();
-        Instant wall = plan.hasQuotaPolicy() ? time.now() : null;
+        long wall = plan.hasQuotaPolicy() ? time.epochSecond() : NO_WALL;
+        KeyState state = handle != null ? handle.state : stateFor(key, plan);
         for (;;) {
-            KeyState state = stateFor(key, plan);
             int answer = state instanceof Single single
                     ? acquireSingle(single, plan, costs, micros, wall)
                     : acquireMulti((Multi) state, plan, costs, micros, wall);
             if (answer != RETRY) {
                 return answer == ADMITTED;
             }
-            keys.remove(key, state); // retired by a sweep or a plan change: help remove it, then retry
+            state = reresolve(key, plan, state, handle);
         }
     }
 
@@ -210,7 +233,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
     private static final int ADMITTED = 1;
     private static final int RETRY = -1;
 
-    private static int acquireSingle(Single s, Plan plan, Costs costs, long micros, @Nullable Instant wall) {
+    private static int acquireSingle(Single s, Plan plan, Costs costs, long micros, long wall) {
         long cost = costs.costFor(plan.policy(0));
         for (int spins = 1;; spins = backOff(spins)) {
             long cur = s.value;
@@ -227,7 +250,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
         }
     }
 
-    private static int acquireMulti(Multi s, Plan plan, Costs costs, long micros, @Nullable Instant wall) {
+    private static int acquireMulti(Multi s, Plan plan, Costs costs, long micros, long wall) {
         int n = plan.size();
         for (int spins = 1;; spins = backOff(spins)) {
             long[] cur = s.slots;
@@ -268,27 +291,113 @@ public final class InMemoryLimiterStore implements LimiterStore {
     public DecisionKind decide(String key, Plan plan, Costs costs, PolicyStateSink sink) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(plan, "plan");
+        requireNoConcurrencyPolicy(plan);
+        return decide(key, plan, costs, sink, null);
+    }
+
+    private DecisionKind decide(String key, Plan plan, Costs costs, PolicyStateSink sink, @Nullable KeyHandle handle) {
         Objects.requireNonNull(costs, "costs");
         Objects.requireNonNull(sink, "sink");
-        requireNoConcurrencyPolicy(plan);
         if (plan.indexOfCostExceedingQuota(costs) >= 0) {
             return DecisionKind.COST_EXCEEDS_BURST;
         }
         long micros = micros();
-        Instant wall = plan.hasQuotaPolicy() ? time.now() : null;
+        long wall = plan.hasQuotaPolicy() ? time.epochSecond() : NO_WALL;
+        KeyState state = handle != null ? handle.state : stateFor(key, plan);
         for (;;) {
-            KeyState state = stateFor(key, plan);
             DecisionKind kind = state instanceof Single single
                     ? decideSingle(single, plan, costs, micros, wall, sink)
                     : decideMulti((Multi) state, plan, costs, micros, wall, sink);
             if (kind != null) {
                 return kind;
             }
-            keys.remove(key, state); // retired by a sweep or a plan change: help remove it, then retry
+            state = reresolve(key, plan, state, handle);
         }
     }
 
-    private static @Nullable DecisionKind decideSingle(Single s, Plan plan, Costs costs, long micros, @Nullable Instant wall,
+    /**
+     * A handle on {@code key} under {@code plan}: the key is looked up once, here, and each call on the
+     * handle decides on its state directly, as a Bucket4j {@code Bucket} or a Resilience4j
+     * {@code RateLimiter} object is held by its caller. For an in-process limit on a known key (a
+     * worker, a client, a job queue) that would otherwise pay a map lookup per call.
+     *
+     * <p>A handle decides exactly as the store's keyed methods do on the same key and plan, and the two
+     * may be mixed: they share the key's state. When the store forgets the key (a sweep found it full,
+     * see the class comment) or another call moves it to another plan, the handle's next call finds its
+     * state retired, looks the key up again and goes on (for the other plan: moves the key back, as
+     * {@code decide(key, plan, …)} would).
+     *
+     * @param key the limited key
+     * @param plan the key's plan
+     * @return a handle, thread-safe like the store
+     * @throws NullPointerException if an argument is null
+     */
+    public KeyHandle handle(String key, Plan plan) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(plan, "plan");
+        return new KeyHandle(key, plan, stateFor(key, plan));
+    }
+
+    /**
+     * One key of this store under one plan, looked up once ({@link #handle}). Each method is its keyed
+     * counterpart on the store with the key and plan bound. Thread-safe.
+     */
+    public final class KeyHandle {
+        private final String key;
+        private final Plan plan;
+        /** The key's state as last resolved; replaced when found retired. A racy read is safe. */
+        private KeyState state;
+
+        private KeyHandle(String key, Plan plan, KeyState state) {
+            this.key = key;
+            this.plan = plan;
+            this.state = state;
+        }
+
+        /** The key. */
+        public String key() {
+            return key;
+        }
+
+        /** The plan. */
+        public Plan plan() {
+            return plan;
+        }
+
+        /**
+         * {@link InMemoryLimiterStore#decide(String, Plan, Costs)} on this key and plan; refund or release
+         * its {@link Allowed} with {@code store.refund(handle.key(), allowed)}.
+         *
+         * @throws NullPointerException if {@code costs} is null
+         */
+        public Decision decide(Costs costs) {
+            return InMemoryLimiterStore.this.decide(key, plan, costs, this);
+        }
+
+        /**
+         * {@link InMemoryLimiterStore#decide(String, Plan, Costs, PolicyStateSink)} on this key and plan.
+         *
+         * @throws IllegalArgumentException if the plan holds a concurrency policy
+         * @throws NullPointerException if an argument is null
+         */
+        public DecisionKind decide(Costs costs, PolicyStateSink sink) {
+            requireNoConcurrencyPolicy(plan);
+            return InMemoryLimiterStore.this.decide(key, plan, costs, sink, this);
+        }
+
+        /**
+         * {@link InMemoryLimiterStore#tryAcquire(String, Plan, Costs)} on this key and plan.
+         *
+         * @throws IllegalArgumentException if the plan holds a concurrency policy
+         * @throws NullPointerException if {@code costs} is null
+         */
+        public boolean tryAcquire(Costs costs) {
+            requireNoConcurrencyPolicy(plan);
+            return InMemoryLimiterStore.this.tryAcquire(key, plan, costs, this);
+        }
+    }
+
+    private @Nullable DecisionKind decideSingle(Single s, Plan plan, Costs costs, long micros, long wall,
             PolicyStateSink sink) {
         long cost = costs.costFor(plan.policy(0));
         for (int spins = 1;; spins = backOff(spins)) {
@@ -298,7 +407,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
             }
             long next = admit(plan, 0, cur, cost, micros, wall);
             if (next == DENIED) {
-                return denied(denied(plan, costs, new long[] {cur}, micros, wall), sink);
+                return denied(denied(plan, costs, new long[] {cur}, micros, wall, preciseWall(wall)), sink);
             }
             if (Single.VALUE.compareAndSet(s, cur, next)) {
                 emit(plan, 0, next, micros, wall, sink);
@@ -307,7 +416,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
         }
     }
 
-    private static @Nullable DecisionKind decideMulti(Multi s, Plan plan, Costs costs, long micros, @Nullable Instant wall,
+    private @Nullable DecisionKind decideMulti(Multi s, Plan plan, Costs costs, long micros, long wall,
             PolicyStateSink sink) {
         int n = plan.size();
         for (int spins = 1;; spins = backOff(spins)) {
@@ -319,7 +428,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
             for (int i = 0; i < n; i++) {
                 next[i] = admit(plan, i, cur[i], costs.costFor(plan.policy(i)), micros, wall);
                 if (next[i] == DENIED) {
-                    return denied(denied(plan, costs, cur, micros, wall), sink);
+                    return denied(denied(plan, costs, cur, micros, wall, preciseWall(wall)), sink);
                 }
             }
             if (Multi.SLOTS.compareAndSet(s, cur, next)) {
@@ -367,7 +476,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
     /** Marker for "this policy refuses"; distinct from every stored value (which are ≥ 0). */
     private static final long DENIED = Long.MIN_VALUE + 1;
 
-    private static long admit(Plan plan, int i, long value, long cost, long micros, @Nullable Instant wall) {
+    private static long admit(Plan plan, int i, long value, long cost, long micros, long wall) {
         // an index test rather than a type switch: this is the hot path
         if (plan.isBurst(i)) {
             GcraParams p = plan.gcraParams(i);
@@ -383,22 +492,43 @@ public final class InMemoryLimiterStore implements LimiterStore {
         return next == QuotaCounter.DENIED ? DENIED : next;
     }
 
+    /** {@code wall} when no wall clock was read: the plan has no quota policy. */
+    private static final long NO_WALL = Long.MIN_VALUE;
+
     /**
-     * The wall clock of a call on a plan with a quota policy: the callers read it exactly when
+     * The wall clock of a call on a plan with a quota policy, in epoch seconds (UTC): the callers read
+     * it ({@link TimeSource#epochSecond()}, cheaper than an {@link Instant}) exactly when
      * {@link Plan#hasQuotaPolicy()}, so a quota policy's step always has it.
      */
-    private static Instant quotaWall(@Nullable Instant wall) {
-        return Objects.requireNonNull(wall, "wall: read for every plan with a quota policy");
+    private static long quotaWall(long wall) {
+        if (wall == NO_WALL) {
+            throw new IllegalStateException("wall: read for every plan with a quota policy");
+        }
+        return wall;
     }
 
-    private static Denied denied(Plan plan, Costs costs, long[] values, long micros, @Nullable Instant wall) {
+    /**
+     * A denial's exact wait needs the wall clock to the nanosecond: read it again, in the second the
+     * decision was made in ({@code wall}); if that second has passed since, its start (so the window
+     * and the wait agree with the decision, the wait at most a second long).
+     */
+    private @Nullable Instant preciseWall(long wall) {
+        if (wall == NO_WALL) {
+            return null;
+        }
+        Instant now = time.now();
+        return now.getEpochSecond() == wall ? now : Instant.ofEpochSecond(wall);
+    }
+
+    private static Denied denied(Plan plan, Costs costs, long[] values, long micros, long wall,
+            @Nullable Instant preciseWall) {
         int n = plan.size();
         List<Policy> violated = new ArrayList<>(1);
         @Nullable Policy longest = null;
         Duration longestWait = Duration.ZERO;
         for (int i = 0; i < n; i++) {
             Policy policy = plan.policy(i);
-            Duration wait = waitFor(plan, i, values[i], costs.costFor(policy), micros, wall);
+            Duration wait = waitFor(plan, i, values[i], costs.costFor(policy), micros, wall, preciseWall);
             if (!wait.isZero()) {
                 violated.add(policy);
                 if (wait.compareTo(longestWait) > 0) {
@@ -412,7 +542,8 @@ public final class InMemoryLimiterStore implements LimiterStore {
     }
 
     /** Zero when the policy admits {@code cost} now; otherwise the exact time until it would. */
-    private static Duration waitFor(Plan plan, int i, long value, long cost, long micros, @Nullable Instant wall) {
+    private static Duration waitFor(Plan plan, int i, long value, long cost, long micros, long wall,
+            @Nullable Instant preciseWall) {
         return switch (plan.policy(i)) {
             case BurstPolicy b -> {
                 GcraParams p = plan.gcraParams(i);
@@ -420,8 +551,8 @@ public final class InMemoryLimiterStore implements LimiterStore {
                 yield ticks == 0 ? Duration.ZERO : Duration.ofNanos(Gcra.ceilMicros(p, ticks) * 1000);
             }
             case QuotaPolicy q -> {
-                Instant now = quotaWall(wall);
-                long current = q.window().windowIdAt(now);
+                Instant now = Objects.requireNonNull(preciseWall, "preciseWall: read with the wall second");
+                long current = q.window().windowIdAt(quotaWall(wall));
                 if (QuotaCounter.admit(value, current, cost, q.quota()) != QuotaCounter.DENIED) {
                     yield Duration.ZERO;
                 }
@@ -435,7 +566,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
         };
     }
 
-    private static List<PolicyState> states(Plan plan, long[] values, long micros, @Nullable Instant wall) {
+    private static List<PolicyState> states(Plan plan, long[] values, long micros, long wall) {
         PolicyState[] out = new PolicyState[values.length];
         for (int i = 0; i < values.length; i++) {
             out[i] = stateOf(plan, i, values[i], micros, wall);
@@ -443,7 +574,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
         return List.of(out);
     }
 
-    private static PolicyState stateOf(Plan plan, int i, long value, long micros, @Nullable Instant wall) {
+    private static PolicyState stateOf(Plan plan, int i, long value, long micros, long wall) {
         StateOf built = new StateOf();
         emit(plan, i, value, micros, wall, built);
         return Objects.requireNonNull(built.state, "emit gives every policy's state");
@@ -460,7 +591,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
     }
 
     /** Policy {@code i}'s standing for the stored {@code value}: {@code r}, {@code t}, used, reset_at. */
-    private static void emit(Plan plan, int i, long value, long micros, @Nullable Instant wall, PolicyStateSink sink) {
+    private static void emit(Plan plan, int i, long value, long micros, long wall, PolicyStateSink sink) {
         if (plan.isBurst(i)) {
             GcraParams p = plan.gcraParams(i);
             long now = p.ticksOf(micros);
@@ -476,11 +607,12 @@ public final class InMemoryLimiterStore implements LimiterStore {
         }
         QuotaPolicy q = (QuotaPolicy) plan.policy(i);
         CalendarWindow window = q.window();
-        Instant now = quotaWall(wall);
+        long now = quotaWall(wall);
         long current = window.windowIdAt(now);
         long effective = QuotaCounter.effectiveWindow(value, current);
         long used = QuotaCounter.effectiveUsed(value, current);
-        long t = used == 0 ? 0 : window.secondsUntilEnd(effective, now);
+        // the end is a whole second, so the ceiling of (end − now) is end − floor(now): SPEC §1
+        long t = used == 0 ? 0 : Math.max(0, window.endEpochSecond(effective) - now);
         sink.state(q, q.quota() - used, t, used, window.endEpochSecond(effective));
     }
 
@@ -489,7 +621,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(plan, "plan");
         long micros = micros();
-        Instant wall = plan.hasQuotaPolicy() ? time.now() : null;
+        long wall = plan.hasQuotaPolicy() ? time.epochSecond() : NO_WALL;
         KeyState s = keys.get(key);
         long[] values = s == null ? null : s.snapshot();
         long[] mine = new long[plan.size()];
@@ -592,12 +724,17 @@ public final class InMemoryLimiterStore implements LimiterStore {
      * @return how many keys were forgotten
      */
     public int evictFull() {
+        return evictFull(null);
+    }
+
+    /** {@link #evictFull()}, sparing {@code spared}: the key whose fresh (so full) state was just inserted. */
+    private int evictFull(@Nullable KeyState spared) {
         long micros = micros();
         Instant wall = time.now();
         int evicted = 0;
         for (Map.Entry<String, KeyState> e : keys.entrySet()) {
             KeyState s = e.getValue();
-            if (s.retireIfFull(micros, wall)) {
+            if (s != spared && s.retireIfFull(micros, wall)) {
                 keys.remove(e.getKey(), s);
                 evicted++;
             }
@@ -622,7 +759,9 @@ public final class InMemoryLimiterStore implements LimiterStore {
                 KeyState fresh = KeyState.fresh(plan, null, null);
                 s = keys.putIfAbsent(key, fresh);
                 if (s == null) {
-                    maybeSweep();
+                    // spare it: a sweep evicting the state it returns would send the caller round again,
+                    // for ever when the sweep threshold is 1 or 2
+                    maybeSweep(fresh);
                     return fresh;
                 }
             }
@@ -640,12 +779,12 @@ public final class InMemoryLimiterStore implements LimiterStore {
         }
     }
 
-    private void maybeSweep() {
+    private void maybeSweep(KeyState spared) {
         if (keys.size() < sweepThreshold || !sweeping.compareAndSet(false, true)) {
             return;
         }
         try {
-            evictFull();
+            evictFull(spared);
             sweepThreshold = (int) Math.min(Integer.MAX_VALUE, Math.max(minSweepThreshold, 2L * keys.size()));
         } finally {
             sweeping.set(false);

@@ -121,6 +121,17 @@ class InMemoryLimiterStoreTest extends LimiterStoreContract {
     }
 
     @Test
+    void theSweepANewKeyTriggersSparesThatKeysFreshState() {
+        // threshold 2 and one key not full: inserting a second key sweeps; the new key's fresh state is
+        // full, and evicting it would send its decide round again for ever (threshold stays 2)
+        InMemoryLimiterStore s = new InMemoryLimiterStore(time, 2);
+        Plan burstOnly = Plan.of("b", BurstPolicy.of("burst", 10, 1));
+        s.decide("spent", burstOnly, dev.sluice.limiter.Costs.ONE);
+        assertThat(s.decide("new", burstOnly, dev.sluice.limiter.Costs.ONE)).isInstanceOf(Allowed.class);
+        assertThat(s.keyCount()).isEqualTo(2);
+    }
+
+    @Test
     void aKeyMovedToAnotherPlanKeepsThePoliciesBothShare() {
         Plan pro = Plan.of("pro", BurstPolicy.of("burst", 100, 10), QuotaPolicy.daily("daily", 10_000));
         decide("k", FREE, 10);

@@ -207,12 +207,16 @@ public final class World {
     private void poll(Client c) {
         Dispatch<Job> d = c.core.poll();
         long now = time.nanoTime();
-        for (CoreCall<Job> call : d.start()) {
+        List<CoreCall<Job>> start = d.start();
+        for (int i = 0; i < start.size(); i++) { // by index: no iterator per poll
+            CoreCall<Job> call = start.get(i);
             Job job = call.attachment();
             recorder.waitEnds(now, now - job.waitingSince);
             send(job, call, call.attempts() > 1 || job.calls > 1);
         }
-        for (Dispatch.Rejection<Job> r : d.failed()) {
+        List<Dispatch.Rejection<Job>> failed = d.failed();
+        for (int i = 0; i < failed.size(); i++) {
+            Dispatch.Rejection<Job> r = failed.get(i);
             Job job = r.call().attachment();
             recorder.waitEnds(now, now - job.waitingSince);
             failed(job, r.error());

@@ -142,12 +142,14 @@ public final class AdmissionQueue<E> {
      */
     public Poll<E> poll(long nowNanos, Gate<E> gate) {
         List<Removed<E>> expired = new ArrayList<>(0);
-        for (Iterator<Entry<E>> it = entries.iterator(); it.hasNext(); ) {
-            Entry<E> e = it.next();
+        for (int i = 0; i < entries.size(); ) { // by index: no iterator per poll
+            Entry<E> e = entries.get(i);
             if (e.expires && e.expiryNanos - nowNanos <= 0) {
-                it.remove();
+                entries.remove(i);
                 count(ShedReason.DEADLINE_AT_DEQUEUE);
                 expired.add(new Removed<>(e.item, ShedReason.DEADLINE_AT_DEQUEUE));
+            } else {
+                i++;
             }
         }
         List<E> started = new ArrayList<>(0);
@@ -175,7 +177,8 @@ public final class AdmissionQueue<E> {
                 }
             }
         }
-        for (Entry<E> e : entries) {
+        for (int i = 0; i < entries.size(); i++) {
+            Entry<E> e = entries.get(i);
             if (e.expires) {
                 long left = e.expiryNanos - nowNanos;
                 if (!hasWake || left < wake) {

@@ -334,8 +334,11 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
     private Dispatch<A> pollLocked(List<CallState<A>> reserved, List<CallState<A>> budgetAsks) {
         long now = time.nanoTime();
         pacer.refresh(now);
-        List<Dispatch.Rejection<A>> failed = new ArrayList<>(pending);
-        pending.clear();
+        List<Dispatch.Rejection<A>> failed = new ArrayList<>(0); // no array until something fails
+        if (!pending.isEmpty()) {
+            failed.addAll(pending);
+            pending.clear();
+        }
         while (!retryTimers.isEmpty() && retryTimers.peek().retryAtNanos - now <= 0) {
             // a retry was granted by the attempt cap and the deadline when its answer came (SPEC
             // §4.2); one the budget must grant asks it now; the adaptive throttle decides about new
@@ -352,8 +355,10 @@ public final class DefaultClientCore<A> implements ClientCore<A> {
             }
         }
         OptionalLong budgetWake = grantRetries(now, failed, budgetAsks);
-        failed.addAll(pending);
-        pending.clear();
+        if (!pending.isEmpty()) {
+            failed.addAll(pending);
+            pending.clear();
+        }
         AdmissionQueue.Poll<CallState<A>> poll = queue.poll(now, gate);
         List<CoreCall<A>> start = new ArrayList<>(poll.started().size());
         for (CallState<A> call : poll.started()) {

@@ -17,7 +17,8 @@ public final class DependencyProfile {
     public static final int MIN_SAMPLES_FOR_P99 = 100;
 
     private final SlidingWindowCounter attempts = SlidingWindowCounter.ofSeconds(Duration.ofMinutes(1));
-    private final long[] latencies = new long[SAMPLES];
+    /** The ring of samples: grown by doubling while it fills, so a host with few successes holds a small array. */
+    private long[] latencies = new long[16];
     private int count;
     private int next;
     private boolean warned;
@@ -28,6 +29,9 @@ public final class DependencyProfile {
     }
 
     public void recordSuccess(Duration latency) {
+        if (next == latencies.length && latencies.length < SAMPLES) {
+            latencies = Arrays.copyOf(latencies, Math.min(SAMPLES, latencies.length * 2)); // still filling: next == count
+        }
         latencies[next] = Math.max(0, latency.toNanos());
         next = (next + 1) % SAMPLES;
         count = Math.min(SAMPLES, count + 1);

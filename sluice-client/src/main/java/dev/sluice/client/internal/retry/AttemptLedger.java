@@ -15,7 +15,10 @@ import java.util.Map;
  */
 public final class AttemptLedger {
 
-    private record Use(int attempts, long lastNanos) {
+    /** One key's count, updated in place (one object per key, not one per attempt). */
+    private static final class Use {
+        int attempts;
+        long lastNanos;
     }
 
     private final int cap;
@@ -41,11 +44,11 @@ public final class AttemptLedger {
         if (u == null) {
             return 0;
         }
-        if (nowNanos - u.lastNanos() >= ttlNanos) {
+        if (nowNanos - u.lastNanos >= ttlNanos) {
             uses.remove(key);
             return 0;
         }
-        return u.attempts();
+        return u.attempts;
     }
 
     /** Attempts {@code key} may still make. */
@@ -55,8 +58,15 @@ public final class AttemptLedger {
 
     /** Counts one attempt sent with {@code key}. */
     public void record(String key, long nowNanos) {
-        int used = used(key, nowNanos);
-        uses.put(key, new Use(used + 1, nowNanos));
+        Use u = uses.get(key); // access order: now the most recent
+        if (u == null) {
+            u = new Use();
+            uses.put(key, u);
+        } else if (nowNanos - u.lastNanos >= ttlNanos) {
+            u.attempts = 0; // expired: counts afresh
+        }
+        u.attempts++;
+        u.lastNanos = nowNanos;
         if (uses.size() > maxKeys / 2) {
             purgeExpired(nowNanos);
         }
@@ -65,7 +75,7 @@ public final class AttemptLedger {
     private void purgeExpired(long nowNanos) {
         // access order: the eldest are first; stop at the first live one
         for (Iterator<Use> it = uses.values().iterator(); it.hasNext(); ) {
-            if (nowNanos - it.next().lastNanos() >= ttlNanos) {
+            if (nowNanos - it.next().lastNanos >= ttlNanos) {
                 it.remove();
             } else {
                 break;

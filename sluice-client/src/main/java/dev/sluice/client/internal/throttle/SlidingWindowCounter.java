@@ -4,24 +4,35 @@ import java.time.Duration;
 
 /**
  * A count over a sliding window of monotonic time, kept in fixed slots (one second by default):
- * entries older than the window stop counting, to slot precision. Memory is constant.
+ * entries older than the window stop counting, to slot precision.
  *
  * <p>Time is a monotonic nanosecond reading compared only by subtraction from the first reading, so
  * a clock that starts near {@link Long#MAX_VALUE} and wraps is fine (R15). A stale reading (earlier
  * than one already seen) is counted in the latest slot, never rewinding the window.
  *
- * <p>{@link #add} and {@link #sum} are O(1) amortised: a running total is kept, and slots leaving the
- * window are subtracted as time moves past them (the simulator calls these for every request of
- * 10,000 clients).
+ * <p>Only the slots that counted something are kept: a ring of {@code (slot, count)} pairs in slot
+ * order, oldest first, allocated on the first {@link #add} and grown by doubling; it never holds more
+ * pairs than the window has slots. So memory follows how many slots of the window were busy (a client
+ * calling once every ten seconds keeps about a dozen pairs of a two-minute window, not 120), a
+ * counter never added to holds no array, and nothing is ever filled. {@link #add} and {@link #sum}
+ * are O(1) amortised: a running total is kept, and pairs leaving the window are subtracted as time
+ * moves past them (the simulator calls these for every request of 10,000 clients).
  *
  * <p>Not thread-safe; the owner locks.
  */
 public final class SlidingWindowCounter {
 
+    private static final long[] EMPTY = new long[0];
+    private static final int FIRST_CAPACITY = 4;
+
     private final long slotNanos;
-    private final long[] counts;
-    /** The slot each entry counts for, plus one; 0 is an empty entry (so a new counter needs no fill). */
-    private final long[] slotTags;
+    /** Slots in the window: the ring never needs more pairs than this. */
+    private final int slots;
+    /** The ring: slot numbers and their counts, {@code size} pairs from {@code head}, slots increasing. */
+    private long[] ringSlots = EMPTY;
+    private long[] ringCounts = EMPTY;
+    private int head;
+    private int size;
     private boolean started;
     private long originNanos;
     private long latestSlot;
@@ -30,6 +41,7 @@ public final class SlidingWindowCounter {
     /**
      * @param window the window length, a whole multiple of {@code slot}
      * @param slot the slot length
+     * @throws IllegalArgumentException unless {@code 0 < slot <= window}
      */
     public SlidingWindowCounter(Duration window, Duration slot) {
         long w = window.toNanos();
@@ -38,9 +50,7 @@ public final class SlidingWindowCounter {
             throw new IllegalArgumentException("need 0 < slot <= window: " + slot + ", " + window);
         }
         this.slotNanos = s;
-        int n = (int) Math.max(1, w / s);
-        this.counts = new long[n];
-        this.slotTags = new long[n];
+        this.slots = (int) Math.max(1, Math.min(Integer.MAX_VALUE - 8, w / s));
     }
 
     /** A window of whole seconds with one-second slots. */
@@ -48,15 +58,24 @@ public final class SlidingWindowCounter {
         return new SlidingWindowCounter(Duration.ofSeconds(Math.max(1, window.toSeconds())), Duration.ofSeconds(1));
     }
 
+    /** Counts {@code amount} in the slot of {@code nowNanos} (the latest slot for a stale reading). */
     public void add(long nowNanos, long amount) {
         long slot = slotOf(nowNanos); // >= 0
-        int i = (int) (slot % counts.length);
-        if (slotTags[i] != slot + 1) {
-            slotTags[i] = slot + 1; // the slot it held has left the window: expire() subtracted it
-            counts[i] = 0;
-        }
-        counts[i] += amount;
         total += amount;
+        if (size > 0) {
+            int tail = (head + size - 1) & (ringSlots.length - 1);
+            if (ringSlots[tail] == slot) {
+                ringCounts[tail] += amount;
+                return;
+            }
+        }
+        if (size == ringSlots.length) {
+            grow();
+        }
+        int i = (head + size) & (ringSlots.length - 1);
+        ringSlots[i] = slot;
+        ringCounts[i] = amount;
+        size++;
     }
 
     /** The count over the window ending at {@code nowNanos}: slots {@code [slot − n + 1, slot]}. */
@@ -65,30 +84,31 @@ public final class SlidingWindowCounter {
         return total;
     }
 
-    /**
-     * The window moved from {@code from} to {@code to}: slots up to {@code to − n} stop counting.
-     * Only entries still tagged with a slot that leaves are subtracted; an entry left behind with
-     * an older tag was subtracted when its slot left, and {@link #add} resets it on reuse. So a
-     * jump past the whole window just zeroes the total, and nothing is ever filled.
-     */
-    private void expire(long from, long to) {
-        int n = counts.length;
-        if (total == 0) {
-            return; // nothing counted, nothing to expire (a quiet client's window costs nothing)
+    /** Doubles the ring (a power of two, so an index wraps with a mask), keeping its order. */
+    private void grow() {
+        int capacity = ringSlots.length == 0 ? FIRST_CAPACITY : ringSlots.length * 2;
+        long[] s = new long[capacity];
+        long[] c = new long[capacity];
+        for (int k = 0; k < size; k++) {
+            int i = (head + k) & (ringSlots.length - 1);
+            s[k] = ringSlots[i];
+            c[k] = ringCounts[i];
         }
-        if (to - from >= n) {
+        ringSlots = s;
+        ringCounts = c;
+        head = 0;
+    }
+
+    /** The window now ends at slot {@code to}: pairs of slots up to {@code to − n} stop counting. */
+    private void expire(long to) {
+        long oldestLive = to - slots + 1;
+        while (size > 0 && ringSlots[head] < oldestLive) {
+            total -= ringCounts[head];
+            head = (head + 1) & (ringSlots.length - 1);
+            size--;
+        }
+        if (size == 0) {
             total = 0;
-            return;
-        }
-        for (long id = Math.max(0, from - n + 1); id <= to - n; id++) {
-            int i = (int) (id % n);
-            if (slotTags[i] == id + 1) {
-                total -= counts[i];
-                slotTags[i] = 0;
-                if (total == 0) {
-                    return;
-                }
-            }
         }
     }
 
@@ -101,8 +121,8 @@ public final class SlidingWindowCounter {
         long elapsed = nowNanos - originNanos; // subtraction: wrap-safe
         long slot = elapsed < 0 ? 0 : elapsed / slotNanos;
         if (slot > latestSlot) {
-            expire(latestSlot, slot);
             latestSlot = slot;
+            expire(slot);
         }
         return latestSlot; // a stale reading never rewinds the window
     }
