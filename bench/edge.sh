@@ -1,9 +1,12 @@
 # Sourced by bench/run.sh: the edge against nginx limit_req, both in front of one nginx static upstream.
 #
 # Ports (loopback): 18081 upstream nginx (static file /ok, 3 bytes), 18082 nginx limit_req front,
-# 18090 Sluice edge (RateLimit fields on), 18092 Sluice edge (fields off; admin ports +1).
+# 18083 nginx limit_req front over h2c (listen ... http2, prior knowledge),
+# 18090 Sluice edge (RateLimit fields on), 18092 Sluice edge (fields off; admin ports +1; both speak h2c
+# with prior knowledge on the same port).
 # Load: wrk -t2 -c64 (BENCH_EDGE_CONNECTIONS), BENCH_EDGE_SECONDS (5) measured after 1 s of warm-up
-# per case, rounds (BENCH_EDGE_ROUNDS, 5) interleaving every case.
+# per case, rounds (BENCH_EDGE_ROUNDS, 5) interleaving every case; the h2c rejection cases with
+# h2load -t2 -c16 -m10 (BENCH_EDGE_H2_CONNECTIONS, BENCH_EDGE_H2_STREAMS) in the same rounds.
 # nginx runs in the foreground as this script's child with its own prefix under /tmp and is stopped
 # at exit, as are the edges. nginx setting compared: access_log off and error_log at crit, so
 # rejections are not logged (nginx's fastest setting; by default it logs each rejection at error).
@@ -12,7 +15,8 @@ bench_edge() {
   local rounds="${BENCH_EDGE_ROUNDS:-5}" secs="${BENCH_EDGE_SECONDS:-5}" conns="${BENCH_EDGE_CONNECTIONS:-64}"
   if [ "${BENCH_QUICK:-0}" = 1 ]; then rounds=1; secs=1; fi
   local prefix; prefix=$(mktemp -d /tmp/sluice-bench-nginx.XXXXXX)
-  local raw="$prefix/raw.tsv"
+  local raw="$prefix/raw.tsv" h2raw="$prefix/h2c.tsv"
+  local h2conns="${BENCH_EDGE_H2_CONNECTIONS:-16}" h2streams="${BENCH_EDGE_H2_STREAMS:-10}"
   EDGE_PIDS=()
   chmod 755 "$prefix"   # nginx workers run as nobody and must read html/
   mkdir -p "$prefix/html/reject" "$prefix/logs"
@@ -46,6 +50,11 @@ http {
       proxy_http_version 1.1;
       proxy_set_header Connection "";
     }
+  }
+  server {
+    listen 127.0.0.1:18083 http2;   # h2c with prior knowledge
+    root $prefix/html;
+    location /reject/ { limit_req zone=reject; }
   }
 }
 NGX
@@ -126,7 +135,19 @@ LUA
     "admitted: Sluice, fields on|http://127.0.0.1:18090/ok|sk_bench_admit"
     "admitted: Sluice, fields off|http://127.0.0.1:18092/ok|sk_bench_admit"
   )
-  : >"$raw"
+  local h2cases=(
+    "h2c rejected: nginx limit_req|http://127.0.0.1:18083/reject/ok"
+    "h2c rejected: Sluice, fields on|http://127.0.0.1:18090/reject/ok"
+    "h2c rejected: Sluice, fields off|http://127.0.0.1:18092/reject/ok"
+  )
+  h2run() { # SECONDS URL: "req/s non-2xx requests" of one h2load run
+    h2load -t2 -c"$h2conns" -m"$h2streams" -D "$1" -H 'Authorization: Bearer sk_bench_reject' "$2" 2>/dev/null \
+      | awk '/^finished in/ { gsub(",", "", $4); rps = $4 }
+             /^requests:/ { done = $6 }
+             /^status codes:/ { ok = $3 }
+             END { printf "%s\t%d\t%d\n", rps, done - ok, done }'
+  }
+  : >"$raw"; : >"$h2raw"
   local cmd="bench/run.sh edge (wrk -t2 -c$conns -d${secs}s --latency, $rounds rounds)"
   local head; head=$(header edge "$cmd") # date and load average as the run starts
   # warm the JVMs up before the first round
@@ -134,6 +155,12 @@ LUA
     IFS='|' read -r label url key <<<"$c"
     wrk -t2 -c"$conns" -d"$((secs > 2 ? 3 : 1))"s -H "Authorization: Bearer $key" "$url" >/dev/null
   done
+  if command -v h2load >/dev/null 2>&1; then # and their HTTP/2 code, which the first h2c round would pay for
+    for c in "${h2cases[@]}"; do
+      IFS='|' read -r label url <<<"$c"
+      h2run "$((secs > 2 ? 3 : 1))" "$url" >/dev/null
+    done
+  fi
   for r in $(seq 1 "$rounds"); do
     for c in "${cases[@]}"; do
       IFS='|' read -r label url key <<<"$c"
@@ -143,13 +170,22 @@ LUA
       printf '%s\t%s\n' "$label" "$line" >>"$raw"
       echo "bench: edge round $r/$rounds $label: $(cut -f1 <<<"$line") req/s" >&2
     done
+    if command -v h2load >/dev/null 2>&1; then
+      for c in "${h2cases[@]}"; do
+        IFS='|' read -r label url <<<"$c"
+        h2run 1 "$url" >/dev/null
+        local line; line=$(h2run "$secs" "$url")
+        printf '%s\t%s\n' "$label" "$line" >>"$h2raw"
+        echo "bench: edge round $r/$rounds $label: $(cut -f1 <<<"$line") req/s" >&2
+      done
+    fi
   done
   cleanup_edge
   trap - EXIT
   {
     echo "$head"
     echo
-    "$JAVA" -cp "$bench_jar" dev.sluice.bench.edge.EdgeReport "$raw" "$conns" | targets_last
+    "$JAVA" -cp "$bench_jar" dev.sluice.bench.edge.EdgeReport "$raw" "$conns" "$h2raw" "h2load -t2 -c$h2conns -m$h2streams" | targets_last
     echo
     cat "$prefix/samples.md"
     echo
