@@ -11,7 +11,6 @@ import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
@@ -21,7 +20,6 @@ import io.netty.handler.codec.http2.Http2Error;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -49,13 +47,11 @@ import org.slf4j.LoggerFactory;
 final class EdgeHandler extends ChannelInboundHandlerAdapter implements ProxyExchange.Client {
 
     private static final Logger LOG = LoggerFactory.getLogger(EdgeHandler.class);
-    private static final String IDEMPOTENCY_KEY = "Idempotency-Key";
-    private static final String REQUEST_TIMEOUT = "Request-Timeout";
 
     private final EdgeContext edge;
     private final boolean stream;
     private final Upstreams upstreams;
-    private final Function<RequestHead, CompletionStage<Verdict>> decide;
+    private final DecisionHandOff decisions;
     private final ProxyExchange.Observer observer;
     private ChannelHandlerContext ctx;
     private ProxyExchange exchange;
@@ -82,7 +78,7 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter implements ProxyExc
         this.stream = stream;
         this.gate = gate;
         this.upstreams = upstreams;
-        this.decide = decide;
+        this.decisions = new DecisionHandOff(decide);
         this.observer = observer;
     }
 
@@ -142,34 +138,16 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter implements ProxyExc
         ctx.fireChannelReadComplete();
     }
 
-    /** The decision hand-off: the exchange starts, the decider gets the head, its verdict hops back here. */
+    /** A request head: its exchange starts, reading pauses, and the {@link DecisionHandOff} asks for the verdict. */
     private void onHead(HttpRequest request, LastHttpContent bundled) {
-        String path = HttpMessages.path(request.uri()); // normalised by the RequestValidator
         boolean bodyExpected = stream ? !(request instanceof FullHttpRequest)
                 : KeepAliveHandler.announcedLength(request) != 0;
-        long receivedNanos = edge.time().nanoTime();
-        RequestHead head = new RequestHead(request.method().name(), path,
-                request.headers().getAll(HttpHeaderNames.AUTHORIZATION),
-                request.headers().getAll(HttpHeaderNames.CONTENT_LENGTH), bodyExpected, clientAddress(),
-                request.headers().getAll(IDEMPOTENCY_KEY), request.headers().getAll(REQUEST_TIMEOUT), receivedNanos,
-                HttpMessages.query(request.uri()));
+        RequestHead head = DecisionHandOff.head(request, bodyExpected, clientAddress(), edge.time().nanoTime());
         ProxyExchange ex = new ProxyExchange(edge, this, ctx, upstreams, gate, stream, request, head, bundled,
                 ProxyExchange.STRICT, observer);
         exchange = ex;
         updateRead();
-        CompletionStage<Verdict> decision;
-        try {
-            decision = decide.apply(head);
-        } catch (RuntimeException e) {
-            decision = CompletableFuture.failedFuture(e);
-        }
-        decision.whenComplete((verdict, error) -> {
-            if (ctx.executor().inEventLoop()) {
-                ex.onVerdict(verdict, error);
-            } else {
-                ctx.executor().execute(() -> ex.onVerdict(verdict, error));
-            }
-        });
+        decisions.decide(head, ctx.executor(), ex::onVerdict);
     }
 
     // ---- the client side of an exchange ------------------------------------------------------

@@ -3,7 +3,6 @@ package dev.sluice.edge.internal;
 import dev.sluice.edge.config.ListenConfig;
 import dev.sluice.edge.decision.BodyTap;
 import dev.sluice.edge.decision.Deadlines;
-import dev.sluice.edge.decision.DecisionRecord;
 import dev.sluice.edge.decision.ExchangeListener;
 import dev.sluice.edge.decision.RequestHead;
 import dev.sluice.edge.decision.Verdict;
@@ -27,13 +26,10 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.concurrent.Future;
 import java.nio.ByteBuffer;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.AbstractMap;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -45,7 +41,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One request and its answer, from the decision on its head to the last byte of the response: the body held
- * while the decision is pending, a replay's body digest (SPEC §3.11), and for a forwarded request the upstream
+ * while the decision is pending, a replay (its {@link ReplayResponder}, SPEC §3.11), and for a forwarded request the upstream
  * leg (the HTTP/2 connection's gate, a pooled connection, both bodies streamed with backpressure, the deadline,
  * body and response timers, the refund of an upstream 503, an answer read on for a stage after the client
  * left). The client side (keep-alive, pipelining, closing) is the {@link Client}'s.
@@ -238,8 +234,8 @@ final class ProxyExchange implements UpstreamHandler.UpstreamListener {
     /** HTTP/2: bounds the wait for the gate ({@code upstream.connect-timeout}) */
     private ScheduledFuture<?> gateTimer;
     private final Runnable gateWaiter = this::onGateOpened;
-    private Verdict.Replay replay;
-    private MessageDigest bodyDigest;
+    /** the recorded answer waiting for the body's digest, while REPLAYING */
+    private ReplayResponder replay;
     /** an upstream 503 head held until its refunded fields are read (a shared store), and its body */
     private HttpResponse heldHead;
     private ArrayDeque<HttpContent> heldContent;
@@ -373,8 +369,7 @@ final class ProxyExchange implements UpstreamHandler.UpstreamListener {
         switch (state) {
             case DECIDING, GATED, CONNECTING -> pending.add(content);
             case REPLAYING -> {
-                digestBody(content);
-                content.release();
+                replay.take(content);
                 if (last) {
                     requestComplete = true;
                     finishReplay();
@@ -514,12 +509,10 @@ final class ProxyExchange implements UpstreamHandler.UpstreamListener {
         if (!to(Event.REPLAY)) {
             return;
         }
-        replay = r;
-        bodyDigest = sha256();
+        replay = new ReplayResponder(r);
         HttpContent c;
         while ((c = pending.poll()) != null) {
-            digestBody(c);
-            c.release();
+            replay.take(c);
         }
         if (requestComplete) {
             finishReplay();
@@ -529,26 +522,10 @@ final class ProxyExchange implements UpstreamHandler.UpstreamListener {
     }
 
     private void finishReplay() {
-        String digest = HexFormat.of().formatHex(bodyDigest.digest());
-        boolean same = digest.equals(replay.bodySha256());
-        DecisionRecord record = same ? replay.record() : replay.conflictRecord();
-        edge.metrics().decision(record, edge.time().nanoTime() - startNanos);
-        edge.dashboard().decision(record);
-        answer(same ? replay.replay() : replay.conflict());
-    }
-
-    private void digestBody(HttpContent c) {
-        if (c.content().isReadable()) {
-            bodyDigest.update(c.content().nioBuffer());
-        }
-    }
-
-    private static MessageDigest sha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JDK has SHA-256", e);
-        }
+        ReplayResponder.Answer a = replay.finish();
+        edge.metrics().decision(a.record(), edge.time().nanoTime() - startNanos);
+        edge.dashboard().decision(a.record());
+        answer(a.response());
     }
 
     // ---- forwarding --------------------------------------------------------------------------
