@@ -26,6 +26,10 @@ public final class Plan {
     /** {@link #policies} as an array: {@link #policy(int)} is on every decision's path */
     private final Policy[] policyArray;
     private final boolean hasConcurrency;
+    /** the smallest quota among policies counting requests ({@code Long.MAX_VALUE} if none) */
+    private final long minRequestsQuota;
+    /** the smallest quota among policies counting content bytes ({@code Long.MAX_VALUE} if none) */
+    private final long minContentBytesQuota;
     private final int hash;
     /** the RateLimit-Policy field, serialised on first use (a benign race: the value is a constant) */
     private @Nullable String rateLimitPolicyField;
@@ -52,7 +56,15 @@ public final class Plan {
         this.concurrency = new boolean[policies.size()];
         boolean quota = false;
         boolean conc = false;
+        long minRequests = Long.MAX_VALUE;
+        long minBytes = Long.MAX_VALUE;
         for (int i = 0; i < policies.size(); i++) {
+            Policy p = policies.get(i);
+            switch (p.unit()) {
+                case REQUESTS -> minRequests = Math.min(minRequests, p.quota());
+                case CONTENT_BYTES -> minBytes = Math.min(minBytes, p.quota());
+                case CONCURRENT_REQUESTS -> { } // charged 1, and every quota is > 0
+            }
             switch (policies.get(i)) {
                 case BurstPolicy b -> gcra[i] = b.gcraParams();
                 case QuotaPolicy q -> quota = true;
@@ -64,6 +76,8 @@ public final class Plan {
         }
         this.hasQuota = quota;
         this.hasConcurrency = conc;
+        this.minRequestsQuota = minRequests;
+        this.minContentBytesQuota = minBytes;
         this.hash = name.hashCode() * 31 + this.policies.hashCode();
     }
 
@@ -166,6 +180,10 @@ public final class Plan {
      * with {@link CostExceedsBurst} before touching any state.
      */
     public int indexOfCostExceedingQuota(Costs costs) {
+        // the common case in O(1): within every policy's quota (Costs.ONE always is, quotas being > 0)
+        if (costs.requests() <= minRequestsQuota && costs.contentBytes() <= minContentBytesQuota) {
+            return -1;
+        }
         for (int i = 0; i < policyArray.length; i++) {
             Policy p = policyArray[i];
             if (costs.costFor(p) > p.quota()) {

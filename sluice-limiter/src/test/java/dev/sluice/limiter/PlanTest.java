@@ -103,4 +103,25 @@ class PlanTest {
         assertThat(longer.retryAfterSeconds()).isEqualTo(293); // R02: 292.052 s => 293
         assertThat(longer.states().get(0).resetSeconds()).isEqualTo(293);
     }
+
+    @Test
+    void costExceedingQuotaNamesTheFirstPolicyItExceeds() {
+        // SPEC §3.10: a cost above a policy's quota can never be admitted
+        Plan plan = Plan.of("pro", BurstPolicy.of("burst", 20, 2), QuotaPolicy.daily("daily", 10),
+                ConcurrencyPolicy.of("inflight", 1));
+        assertThat(plan.indexOfCostExceedingQuota(Costs.ONE)).isEqualTo(-1);
+        assertThat(plan.indexOfCostExceedingQuota(new Costs(10, 1_000_000))).isEqualTo(-1);
+        assertThat(plan.indexOfCostExceedingQuota(Costs.requests(11))).isEqualTo(1);
+        assertThat(plan.indexOfCostExceedingQuota(Costs.requests(21))).isEqualTo(0);
+        assertThat(plan.indexOfCostExceedingQuota(Costs.requests(0))).isEqualTo(-1);
+    }
+
+    @Test
+    void contentBytesAreCheckedAgainstByteQuotasOnly() {
+        Plan plan = Plan.of("upload", BurstPolicy.of("burst", 5, 1),
+                new BurstPolicy("bytes", 1000, 1, QuotaUnit.CONTENT_BYTES, null));
+        assertThat(plan.indexOfCostExceedingQuota(new Costs(1, 1000))).isEqualTo(-1);
+        assertThat(plan.indexOfCostExceedingQuota(new Costs(1, 1001))).isEqualTo(1);
+        assertThat(plan.indexOfCostExceedingQuota(new Costs(6, 1001))).isEqualTo(0);
+    }
 }
