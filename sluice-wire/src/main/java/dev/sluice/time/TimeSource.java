@@ -36,6 +36,23 @@ public interface TimeSource {
         return now().getEpochSecond();
     }
 
+    /**
+     * {@link #epochSecond()} at the moment a {@link #nanoTime()} call of this source returned
+     * {@code nanoTime}: for a caller that needs both readings and has just taken the monotonic one.
+     * The default reads {@link #epochSecond()}, so a {@link ManualTimeSource} answers exactly what it
+     * was set to. {@link #system()} reads the wall clock only when {@code nanoTime} has crossed the
+     * second boundary it predicted at its last wall reading (2 ms early, for the
+     * millisecond reading and a slewing clock); in between
+     * it answers that reading's second, so a step of the system clock (NTP, an operator) is seen up
+     * to one second late.
+     *
+     * @param nanoTime a reading of this source's {@link #nanoTime()}, just taken
+     * @return whole seconds since 1970-01-01T00:00:00Z, rounded down
+     */
+    default long epochSecond(long nanoTime) {
+        return epochSecond();
+    }
+
     /** The JVM's clocks: {@link System#nanoTime()} and the system UTC clock. */
     static TimeSource system() {
         return SystemTimeSource.INSTANCE;

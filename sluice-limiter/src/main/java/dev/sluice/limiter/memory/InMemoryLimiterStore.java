@@ -57,7 +57,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Time.</b> Burst policies read {@link TimeSource#nanoTime()}, as microseconds since the store
  * was built (compared by subtraction, so an origin near {@code Long.MAX_VALUE} is fine; a reading
- * before the origin counts as the origin). Quota policies read {@link TimeSource#epochSecond()} (a
+ * before the origin counts as the origin). Quota policies read {@link TimeSource#epochSecond(long)} with the same
+ * monotonic reading (a
  * denial's exact wait also {@link TimeSource#now()}).
  *
  * <p>Thread-safe.
@@ -117,8 +118,9 @@ public final class InMemoryLimiterStore implements LimiterStore {
             Policy p = plan.policy(over);
             return new CostExceedsBurst(plan, p, costs.costFor(p));
         }
-        long micros = micros();
-        long wall = plan.hasQuotaPolicy() ? time.epochSecond() : NO_WALL;
+        long nanos = time.nanoTime();
+        long micros = micros(nanos);
+        long wall = plan.hasQuotaPolicy() ? time.epochSecond(nanos) : NO_WALL;
         KeyState state = handle != null ? handle.state : stateFor(key, plan);
         for (;;) {
             Decision d = state instanceof Single single
@@ -215,8 +217,9 @@ public final class InMemoryLimiterStore implements LimiterStore {
         if (plan.indexOfCostExceedingQuota(costs) >= 0) {
             return false;
         }
-        long micros = micros();
-        long wall = plan.hasQuotaPolicy() ? time.epochSecond() : NO_WALL;
+        long nanos = time.nanoTime();
+        long micros = micros(nanos);
+        long wall = plan.hasQuotaPolicy() ? time.epochSecond(nanos) : NO_WALL;
         KeyState state = handle != null ? handle.state : stateFor(key, plan);
         for (;;) {
             int answer = state instanceof Single single
@@ -301,8 +304,9 @@ public final class InMemoryLimiterStore implements LimiterStore {
         if (plan.indexOfCostExceedingQuota(costs) >= 0) {
             return DecisionKind.COST_EXCEEDS_BURST;
         }
-        long micros = micros();
-        long wall = plan.hasQuotaPolicy() ? time.epochSecond() : NO_WALL;
+        long nanos = time.nanoTime();
+        long micros = micros(nanos);
+        long wall = plan.hasQuotaPolicy() ? time.epochSecond(nanos) : NO_WALL;
         KeyState state = handle != null ? handle.state : stateFor(key, plan);
         for (;;) {
             DecisionKind kind = state instanceof Single single
@@ -620,8 +624,9 @@ public final class InMemoryLimiterStore implements LimiterStore {
     public List<PolicyState> usage(String key, Plan plan) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(plan, "plan");
-        long micros = micros();
-        long wall = plan.hasQuotaPolicy() ? time.epochSecond() : NO_WALL;
+        long nanos = time.nanoTime();
+        long micros = micros(nanos);
+        long wall = plan.hasQuotaPolicy() ? time.epochSecond(nanos) : NO_WALL;
         KeyState s = keys.get(key);
         long[] values = s == null ? null : s.snapshot();
         long[] mine = new long[plan.size()];
@@ -748,7 +753,12 @@ public final class InMemoryLimiterStore implements LimiterStore {
     }
 
     private long micros() {
-        long rel = time.nanoTime() - originNanos;
+        return micros(time.nanoTime());
+    }
+
+    /** {@code nanos}, a reading of {@link TimeSource#nanoTime()}, as microseconds since the origin. */
+    private long micros(long nanos) {
+        long rel = nanos - originNanos;
         return rel <= 0 ? 0 : rel / 1000;
     }
 
