@@ -38,9 +38,10 @@ import org.jspecify.annotations.Nullable;
  * <p><b>State.</b> One {@code long} per key per policy: a burst policy's GCRA theoretical arrival
  * time ({@link Gcra}), a quota policy's packed (window, used) pair ({@link QuotaCounter}). A plan of
  * one policy keeps that {@code long} in a field of the key's state object and updates it with one
- * compare-and-set, allocating nothing; a plan of several keeps an immutable {@code long[]} swapped by
- * compare-and-set, so all policies change together or not at all (SPEC §3.3). There is no lock,
- * global or per key; a denial writes nothing.
+ * compare-and-set, allocating nothing; a plan of two keeps two {@code long} fields behind a version
+ * (a sequence lock, held for two stores), allocating nothing; a plan of more keeps an immutable
+ * {@code long[]} swapped by compare-and-set. So all policies change together or not at all (SPEC
+ * §3.3). There is no global lock; a denial writes nothing.
  *
  * <p><b>Memory.</b> A key whose every policy is full carries no information and is evicted:
  * {@link #evictFull()} does it, and the store runs it itself, amortised, whenever the number of keys
@@ -123,9 +124,11 @@ public final class InMemoryLimiterStore implements LimiterStore {
         long wall = plan.hasQuotaPolicy() ? time.epochSecond(nanos) : NO_WALL;
         KeyState state = handle != null ? handle.state : stateFor(key, plan);
         for (;;) {
-            Decision d = state instanceof Single single
-                    ? decideSingle(single, plan, costs, micros, wall)
-                    : decideMulti((Multi) state, plan, costs, micros, wall);
+            Decision d = switch (state) {
+                case Single single -> decideSingle(single, plan, costs, micros, wall);
+                case Pair pair -> decidePair(pair, plan, costs, micros, wall);
+                case Multi multi -> decideMulti(multi, plan, costs, micros, wall);
+            };
             if (d != null) {
                 return d;
             }
@@ -160,6 +163,34 @@ public final class InMemoryLimiterStore implements LimiterStore {
             }
             if (Single.VALUE.compareAndSet(s, cur, next)) {
                 return new Allowed(plan, costs, List.of(stateOf(plan, 0, next, micros, wall)));
+            }
+        }
+    }
+
+    private @Nullable Decision decidePair(Pair s, Plan plan, Costs costs, long micros, long wall) {
+        long cost0 = costs.costFor(plan.policy(0));
+        long cost1 = costs.costFor(plan.policy(1));
+        for (int spins = 1;; spins = backOff(spins)) {
+            long version = s.version;
+            if (version == Pair.RETIRED_VERSION) {
+                return null;
+            }
+            if ((version & 1) != 0) {
+                continue; // a writer is storing the two values
+            }
+            long cur0 = s.first;
+            long cur1 = s.second;
+            long next0 = admit(plan, 0, cur0, cost0, micros, wall);
+            long next1 = next0 == DENIED ? DENIED : admit(plan, 1, cur1, cost1, micros, wall);
+            if (next1 == DENIED) {
+                if (s.unchangedSince(version)) {
+                    return denied(plan, costs, new long[] {cur0, cur1}, micros, wall, preciseWall(wall));
+                }
+                continue;
+            }
+            if (s.store(version, next0, next1)) {
+                return new Allowed(plan, costs, List.of(stateOf(plan, 0, next0, micros, wall),
+                        stateOf(plan, 1, next1, micros, wall)));
             }
         }
     }
@@ -222,9 +253,11 @@ public final class InMemoryLimiterStore implements LimiterStore {
         long wall = plan.hasQuotaPolicy() ? time.epochSecond(nanos) : NO_WALL;
         KeyState state = handle != null ? handle.state : stateFor(key, plan);
         for (;;) {
-            int answer = state instanceof Single single
-                    ? acquireSingle(single, plan, costs, micros, wall)
-                    : acquireMulti((Multi) state, plan, costs, micros, wall);
+            int answer = switch (state) {
+                case Single single -> acquireSingle(single, plan, costs, micros, wall);
+                case Pair pair -> acquirePair(pair, plan, costs, micros, wall);
+                case Multi multi -> acquireMulti(multi, plan, costs, micros, wall);
+            };
             if (answer != RETRY) {
                 return answer == ADMITTED;
             }
@@ -248,6 +281,31 @@ public final class InMemoryLimiterStore implements LimiterStore {
                 return REFUSED;
             }
             if (Single.VALUE.compareAndSet(s, cur, next)) {
+                return ADMITTED;
+            }
+        }
+    }
+
+    private static int acquirePair(Pair s, Plan plan, Costs costs, long micros, long wall) {
+        long cost0 = costs.costFor(plan.policy(0));
+        long cost1 = costs.costFor(plan.policy(1));
+        for (int spins = 1;; spins = backOff(spins)) {
+            long version = s.version;
+            if (version == Pair.RETIRED_VERSION) {
+                return RETRY;
+            }
+            if ((version & 1) != 0) {
+                continue;
+            }
+            long next0 = admit(plan, 0, s.first, cost0, micros, wall);
+            long next1 = next0 == DENIED ? DENIED : admit(plan, 1, s.second, cost1, micros, wall);
+            if (next1 == DENIED) {
+                if (s.unchangedSince(version)) {
+                    return REFUSED;
+                }
+                continue;
+            }
+            if (s.store(version, next0, next1)) {
                 return ADMITTED;
             }
         }
@@ -309,9 +367,11 @@ public final class InMemoryLimiterStore implements LimiterStore {
         long wall = plan.hasQuotaPolicy() ? time.epochSecond(nanos) : NO_WALL;
         KeyState state = handle != null ? handle.state : stateFor(key, plan);
         for (;;) {
-            DecisionKind kind = state instanceof Single single
-                    ? decideSingle(single, plan, costs, micros, wall, sink)
-                    : decideMulti((Multi) state, plan, costs, micros, wall, sink);
+            DecisionKind kind = switch (state) {
+                case Single single -> decideSingle(single, plan, costs, micros, wall, sink);
+                case Pair pair -> decidePair(pair, plan, costs, micros, wall, sink);
+                case Multi multi -> decideMulti(multi, plan, costs, micros, wall, sink);
+            };
             if (kind != null) {
                 return kind;
             }
@@ -415,6 +475,36 @@ public final class InMemoryLimiterStore implements LimiterStore {
             }
             if (Single.VALUE.compareAndSet(s, cur, next)) {
                 emit(plan, 0, next, micros, wall, sink);
+                return DecisionKind.ALLOWED;
+            }
+        }
+    }
+
+    private @Nullable DecisionKind decidePair(Pair s, Plan plan, Costs costs, long micros, long wall,
+            PolicyStateSink sink) {
+        long cost0 = costs.costFor(plan.policy(0));
+        long cost1 = costs.costFor(plan.policy(1));
+        for (int spins = 1;; spins = backOff(spins)) {
+            long version = s.version;
+            if (version == Pair.RETIRED_VERSION) {
+                return null;
+            }
+            if ((version & 1) != 0) {
+                continue;
+            }
+            long cur0 = s.first;
+            long cur1 = s.second;
+            long next0 = admit(plan, 0, cur0, cost0, micros, wall);
+            long next1 = next0 == DENIED ? DENIED : admit(plan, 1, cur1, cost1, micros, wall);
+            if (next1 == DENIED) {
+                if (s.unchangedSince(version)) {
+                    return denied(denied(plan, costs, new long[] {cur0, cur1}, micros, wall, preciseWall(wall)), sink);
+                }
+                continue;
+            }
+            if (s.store(version, next0, next1)) {
+                emit(plan, 0, next0, micros, wall, sink);
+                emit(plan, 1, next1, micros, wall, sink);
                 return DecisionKind.ALLOWED;
             }
         }
@@ -811,7 +901,7 @@ public final class InMemoryLimiterStore implements LimiterStore {
     }
 
     /** One key's state; the plan it was built for says what each slot means. */
-    private abstract static sealed class KeyState permits Single, Multi {
+    private abstract static sealed class KeyState permits Single, Pair, Multi {
         final Plan plan;
 
         KeyState(Plan plan) {
@@ -823,7 +913,11 @@ public final class InMemoryLimiterStore implements LimiterStore {
             for (int i = 0; i < values.length; i++) {
                 values[i] = carriedValue(from, fromValues, plan.policy(i));
             }
-            return values.length == 1 ? new Single(plan, values[0]) : new Multi(plan, values);
+            return switch (values.length) {
+                case 1 -> new Single(plan, values[0]);
+                case 2 -> new Pair(plan, values[0], values[1]);
+                default -> new Multi(plan, values);
+            };
         }
 
         /** The current values, or {@code null} when retired. */
@@ -898,7 +992,133 @@ public final class InMemoryLimiterStore implements LimiterStore {
         }
     }
 
-    /** A plan of several policies: an immutable {@code long[]} swapped by compare-and-set. */
+    /**
+     * A two-policy plan: two {@code long} fields guarded by a version (a sequence lock). A decision
+     * reads the version (even: no write in progress), both values, computes, then takes the version
+     * from even {@code v} to odd {@code v + 1} by compare-and-set, which succeeds only if nothing was
+     * written since it read, stores both values and publishes {@code v + 2}. So both policies change
+     * together or not at all (SPEC §3.3) and nothing is allocated; a denial writes nothing and
+     * checks, after its reads, that the version did not move. A writer holds the odd version for two
+     * stores only; a reader finding it odd spins like a lost compare-and-set.
+     */
+    private static final class Pair extends KeyState {
+        static final VarHandle VERSION;
+
+        static {
+            try {
+                VERSION = MethodHandles.lookup().findVarHandle(Pair.class, "version", long.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        /** Odd and never released: the state is retired. */
+        static final long RETIRED_VERSION = -1;
+
+        volatile long version;
+        /** Written only while holding an odd version; read between two reads of an even one. */
+        long first;
+        long second;
+
+        Pair(Plan plan, long first, long second) {
+            super(plan);
+            this.first = first;
+            this.second = second;
+            this.version = 0; // a volatile write after the fields: publishes them
+        }
+
+        /** Whether the version is still {@code version}, after this thread's reads of the fields. */
+        boolean unchangedSince(long version) {
+            VarHandle.acquireFence(); // the field reads above are not moved below the version read
+            return this.version == version;
+        }
+
+        /** Stores both values if nothing was written since {@code version} (even) was read. */
+        boolean store(long version, long first, long second) {
+            if (!VERSION.compareAndSet(this, version, version + 1)) {
+                return false;
+            }
+            this.first = first;
+            this.second = second;
+            VERSION.setRelease(this, version + 2);
+            return true;
+        }
+
+        /** Waits for an even version (or retirement) and returns it. */
+        private long stableVersion() {
+            for (int spins = 1;; spins = backOff(spins)) {
+                long v = version;
+                if (v == RETIRED_VERSION || (v & 1) == 0) {
+                    return v;
+                }
+            }
+        }
+
+        @Override
+        long @Nullable [] snapshot() {
+            for (;;) {
+                long v = stableVersion();
+                if (v == RETIRED_VERSION) {
+                    return null;
+                }
+                long a = first;
+                long b = second;
+                if (unchangedSince(v)) {
+                    return new long[] {a, b};
+                }
+            }
+        }
+
+        @Override
+        boolean compareAndSet(long[] expected, long[] next) {
+            for (;;) {
+                long v = stableVersion();
+                if (v == RETIRED_VERSION) {
+                    return false;
+                }
+                long a = first;
+                long b = second;
+                if (!unchangedSince(v)) {
+                    continue;
+                }
+                if (a != expected[0] || b != expected[1]) {
+                    return false;
+                }
+                if (store(v, next[0], next[1])) {
+                    return true;
+                }
+            }
+        }
+
+        @Override
+        long @Nullable [] retire() {
+            for (;;) {
+                long v = stableVersion();
+                if (v == RETIRED_VERSION) {
+                    return null;
+                }
+                long a = first;
+                long b = second;
+                if (VERSION.compareAndSet(this, v, RETIRED_VERSION)) {
+                    return new long[] {a, b};
+                }
+            }
+        }
+
+        @Override
+        boolean retireIfFull(long micros, Instant wall) {
+            long v = stableVersion();
+            if (v == RETIRED_VERSION) {
+                return false;
+            }
+            long a = first;
+            long b = second;
+            return unchangedSince(v) && isFull(new long[] {a, b}, micros, wall)
+                    && VERSION.compareAndSet(this, v, RETIRED_VERSION);
+        }
+    }
+
+    /** A plan of three or more policies: an immutable {@code long[]} swapped by compare-and-set. */
     private static final class Multi extends KeyState {
         static final VarHandle SLOTS;
 
