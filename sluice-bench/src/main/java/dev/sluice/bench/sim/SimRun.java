@@ -60,9 +60,9 @@ public final class SimRun {
         if (clients == 10_000 && seconds == 600) {
             double w = wall.median(base);
             double r = rss.median(base);
-            md.append(Table.target("10,000 clients × 600 s, wall time (sluice simulate's JVM flags)", "≤ 3 s",
+            md.append(Table.target("10,000 clients × 600 s, wall time (JVM flags of sluice simulate)", "≤ 3 s",
                     Table.fmt(w) + " s", w <= 3.0));
-            md.append(Table.target("10,000 clients × 600 s, peak RSS (sluice simulate's JVM flags)", "≤ 400 MB",
+            md.append(Table.target("10,000 clients × 600 s, peak RSS (JVM flags of sluice simulate)", "≤ 400 MB",
                     Table.fmt(r) + " MB", r <= 400.0));
             md.append('\n');
         }
