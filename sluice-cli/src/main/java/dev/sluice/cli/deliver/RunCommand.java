@@ -90,8 +90,7 @@ final class RunCommand implements Callable<Integer> {
                         file.config().concurrency());
                 err.flush();
                 long start = time.nanoTime();
-                long lastDelivered = 0;
-                long lastNanos = start;
+                Progress progress = new Progress(start, counters);
                 long nextProgress = start + every.toNanos();
                 long slice = untilIdle ? Math.min(every.toMillis(), IDLE_CHECK.toMillis()) : every.toMillis();
                 DeliveryStatus status;
@@ -109,13 +108,8 @@ final class RunCommand implements Callable<Integer> {
                         break;
                     }
                     if (now >= nextProgress) {
-                        long delivered = counters.delivered();
-                        double rate = (delivered - lastDelivered) / Math.max(1e-9, (now - lastNanos) / 1e9);
-                        err.println(progressLine(Duration.ofNanos(now - start), counters, status,
-                                delivered - lastDelivered, rate));
+                        err.println(progress.line(now, status));
                         err.flush();
-                        lastDelivered = delivered;
-                        lastNanos = now;
                         nextProgress = now + every.toNanos();
                     }
                 }
@@ -123,11 +117,7 @@ final class RunCommand implements Callable<Integer> {
                 // attempt's outcome committed before the counters have heard of it
                 worker.close();
                 status = delivery.status();
-                long now = time.nanoTime();
-                long delivered = counters.delivered();
-                double rate = (delivered - lastDelivered) / Math.max(1e-9, (now - lastNanos) / 1e9);
-                err.println(progressLine(Duration.ofNanos(now - start), counters, status, delivered - lastDelivered,
-                        rate));
+                err.println(progress.line(time.nanoTime(), status));
                 if (idleNote != null && !idleNote.isEmpty()) {
                     err.println("sluice deliver: idle; " + idleNote);
                 }
@@ -190,6 +180,30 @@ final class RunCommand implements Callable<Integer> {
             return String.format(Locale.ROOT, "%dh%02dm", s / 3600, s % 3600 / 60);
         }
         return String.format(Locale.ROOT, "%dd%02dh", s / 86_400, s % 86_400 / 3600);
+    }
+
+    /** The progress lines of one run: each counts what was delivered since the one before. */
+    private static final class Progress {
+        private final long startNanos;
+        private final DeliveryCounters counters;
+        private long lastDelivered;
+        private long lastNanos;
+
+        Progress(long startNanos, DeliveryCounters counters) {
+            this.startNanos = startNanos;
+            this.counters = counters;
+            this.lastNanos = startNanos;
+        }
+
+        String line(long nowNanos, DeliveryStatus status) {
+            long delivered = counters.delivered();
+            double rate = (delivered - lastDelivered) / Math.max(1e-9, (nowNanos - lastNanos) / 1e9);
+            String line = progressLine(Duration.ofNanos(nowNanos - startNanos), counters, status,
+                    delivered - lastDelivered, rate);
+            lastDelivered = delivered;
+            lastNanos = nowNanos;
+            return line;
+        }
     }
 
     static String progressLine(Duration elapsed, DeliveryCounters c, DeliveryStatus s, long deltaDelivered,
