@@ -8,16 +8,12 @@ import com.github.kagkarlsson.scheduler.task.helper.Tasks;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.sluice.delivery.Destination;
-import dev.sluice.delivery.Event;
-import dev.sluice.delivery.spi.TransportResult;
 import dev.sluice.delivery.webhook.JdkWebhookTransport;
-import dev.sluice.delivery.webhook.StandardWebhooks;
 import dev.sluice.time.TimeSource;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -56,15 +52,11 @@ final class DbSchedulerPeer {
             s.execute("CREATE INDEX priority_execution_time_idx ON scheduled_tasks (priority DESC, execution_time ASC)");
         }
         CountDownLatch done = new CountDownLatch(events);
-        JdkWebhookTransport transport = new JdkWebhookTransport(Duration.ofSeconds(3), TimeSource.system());
+        JdkWebhookTransport transport = new JdkWebhookTransport(SignedSend.TIMEOUT, TimeSource.system());
         OneTimeTask<Job> task = Tasks.oneTime("webhook", Job.class).execute((instance, ctx) -> {
             Job j = instance.getData();
-            Destination d = destinations.get(j.destination());
-            Event e = new Event(j.eventId(), d.name(), "order.paid", j.key(), j.payload(), Instant.now());
-            TransportResult r = transport.send(StandardWebhooks.request(e, d, Instant.now()), Duration.ofSeconds(3));
-            if (!(r instanceof TransportResult.Answered a) || a.status() / 100 != 2) {
-                throw new IllegalStateException("not delivered: " + r);
-            }
+            SignedSend.send(transport, TimeSource.system(), destinations.get(j.destination()), j.eventId(), j.key(),
+                    j.payload());
             done.countDown();
         });
         List<HikariDataSource> pools = new ArrayList<>();
@@ -83,7 +75,7 @@ final class DbSchedulerPeer {
                         new Job(i % destinations.size(), "evt_" + round + "_" + i, "bench-" + round + "-" + i,
                                 "{\"n\":" + i + "}")));
             }
-            Scheduler.create(pools.get(0), task).build().scheduleBatch(instances, Instant.now().minusSeconds(1));
+            Scheduler.create(pools.get(0), task).build().scheduleBatch(instances, TimeSource.system().now().minusSeconds(1));
             long start = System.nanoTime();
             for (int i = 0; i < workers; i++) {
                 Scheduler s = Scheduler.create(pools.get(i), task)

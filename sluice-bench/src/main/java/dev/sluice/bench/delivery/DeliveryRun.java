@@ -9,15 +9,10 @@ import dev.sluice.delivery.DeliveryWorker;
 import dev.sluice.delivery.Destination;
 import dev.sluice.delivery.NewEvent;
 import dev.sluice.delivery.Rate;
-import dev.sluice.delivery.Event;
 import dev.sluice.delivery.jdbc.JdbcDeliveryStore;
 import dev.sluice.delivery.spi.DeliveryListener;
-import dev.sluice.delivery.spi.TransportResult;
 import dev.sluice.delivery.webhook.JdkWebhookTransport;
-import dev.sluice.delivery.webhook.StandardWebhooks;
 import dev.sluice.time.TimeSource;
-import java.time.Duration;
-import java.time.Instant;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -164,7 +159,7 @@ public final class DeliveryRun {
         java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
         try {
             for (int w = 0; w < workers; w++) {
-                transports.add(new JdkWebhookTransport(Duration.ofSeconds(3), TimeSource.system()));
+                transports.add(new JdkWebhookTransport(SignedSend.TIMEOUT, TimeSource.system()));
             }
             List<java.util.concurrent.Future<?>> futures = new ArrayList<>();
             long start = System.nanoTime();
@@ -172,14 +167,8 @@ public final class DeliveryRun {
                 JdkWebhookTransport transport = transports.get(t % workers);
                 futures.add(pool.submit(() -> {
                     for (int i = next.getAndIncrement(); i < events; i = next.getAndIncrement()) {
-                        Destination d = destinations.get(i % destinations.size());
-                        Event e = new Event("evt_" + round + "_" + i, d.name(), "order.paid", "bench-" + round + "-" + i,
-                                "{\"n\":" + i + "}", Instant.now());
-                        TransportResult r = transport.send(StandardWebhooks.request(e, d, Instant.now()),
-                                Duration.ofSeconds(3));
-                        if (!(r instanceof TransportResult.Answered a) || a.status() != 200) {
-                            throw new IllegalStateException("not delivered: " + r);
-                        }
+                        SignedSend.send(transport, TimeSource.system(), destinations.get(i % destinations.size()),
+                                "evt_" + round + "_" + i, "bench-" + round + "-" + i, "{\"n\":" + i + "}");
                     }
                     return null;
                 }));
