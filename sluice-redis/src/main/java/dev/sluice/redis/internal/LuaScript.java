@@ -65,6 +65,22 @@ public final class LuaScript {
         return new LuaScript(text + "\n-- " + Objects.requireNonNull(comment, "comment").replace('\n', ' ') + "\n");
     }
 
+    /**
+     * The same script with the one occurrence of {@code target} replaced (tests run a variant beside the
+     * original, e.g. with a fast path switched off, and compare the two).
+     *
+     * @throws IllegalArgumentException if {@code target} does not occur exactly once
+     */
+    public LuaScript replacing(String target, String replacement) {
+        Objects.requireNonNull(target, "target");
+        Objects.requireNonNull(replacement, "replacement");
+        int at = text.indexOf(target);
+        if (at < 0 || text.indexOf(target, at + 1) >= 0) {
+            throw new IllegalArgumentException("the script does not contain exactly one '" + target + "'");
+        }
+        return new LuaScript(text.substring(0, at) + replacement + text.substring(at + target.length()));
+    }
+
     /** The SHA-1 of the text, as {@code EVALSHA} names it. */
     public String sha() {
         return sha;

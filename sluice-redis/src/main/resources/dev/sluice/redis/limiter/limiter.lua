@@ -21,6 +21,14 @@
 -- Reply: { admitted 1|0 (usage, refund, release: 1), now micros, then two per policy:
 --   burst: backlog ticks, 0   quota: effective window id, effective used   concurrency: in flight, 0 }
 -- A decide reply carries the states after the charge when admitted, the unchanged states otherwise.
+--
+-- Cost: Redis runs scripts on its one thread, and each redis.call, each closure, table and string made
+-- here is paid per decision (plus the garbage collector's share). So a decision whose policies are all
+-- burst or daily-quota policies (the common plans) takes the straight path below: one GET per key,
+-- one SET per charged key, no per-policy tables, and the helper
+-- functions of the general part are never created. It computes exactly what the general part computes
+-- (same admissions, replies, stored values and expiries); a decision with a concurrency or a monthly
+-- policy, and every usage read, refund and release, takes the general part.
 
 local floor = math.floor
 
@@ -34,6 +42,144 @@ local function idiv(a, b)
   end
   return q
 end
+
+local op = ARGV[1]
+local n = #KEYS
+local now
+if ARGV[2] == '' then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+else
+  now = tonumber(ARGV[2])
+end
+
+-- The straight path: a decision over burst and daily-quota policies only (see the cost note above).
+-- Each step is the general part's, inlined (burst_backlog, quota_effective, burst_write, quota_write,
+-- and on a denial ensure_ttl); every argument is converted once, into one table of five per policy
+-- (p1, p2, p3, cost, whether the key existed). '%d' formats exactly as fmt does: every value
+-- formatted is an integer below 2^53 and Lua 5.1 formats '%d' as a C long.
+local straight = op == 'D'
+local argv = ARGV
+for i = 1, n do
+  local base = (i - 1) * 5
+  local kind = argv[base + 4]
+  if not (kind == 'B' or (kind == 'Q' and argv[base + 6] == '0')) then
+    straight = false
+    break
+  end
+end
+if straight then
+  local tonumber, format, call = tonumber, string.format, redis.call
+  local min_ttl = tonumber(argv[3])
+  local day = floor(idiv(now, 1000000) / 86400)
+  local reply = { 1, now }
+  local par = {}
+  local admitted = true
+  for i = 1, n do
+    local base = (i - 1) * 5
+    local v = call('GET', KEYS[i])
+    local x, y
+    if v then
+      x, y = string.match(v, '^(%-?%d+):(%d+)$')
+    end
+    local p1, p2, cost = tonumber(argv[base + 5]), tonumber(argv[base + 6]), tonumber(argv[base + 8])
+    local at = (i - 1) * 5
+    par[at + 1], par[at + 2], par[at + 4], par[at + 5] = p1, p2, cost, v
+    if argv[base + 4] == 'B' then
+      local k, t, cap = p1, p2, tonumber(argv[base + 7])
+      par[at + 3] = cap
+      local bl = 0
+      if x then
+        local d = tonumber(x) - now
+        if d >= 0 then
+          if d > idiv(cap, k) + 1 then
+            bl = cap
+          else
+            bl = d * k + tonumber(y)
+            if bl > cap then
+              bl = cap
+            end
+          end
+        end
+      end
+      reply[2 * i + 1], reply[2 * i + 2] = bl, 0
+      if bl + cost * t > cap then
+        admitted = false
+      end
+    else
+      local win, used = day, 0
+      if x then
+        local w = tonumber(x)
+        if w >= day then
+          win, used = w, tonumber(y)
+        end
+      end
+      reply[2 * i + 1], reply[2 * i + 2] = win, used
+      if cost > p1 - used then
+        admitted = false
+      end
+    end
+  end
+  for i = 1, n do
+    local at = (i - 1) * 5
+    local key = KEYS[i]
+    local burst = argv[at + 4] == 'B'
+    local a, b = reply[2 * i + 1], reply[2 * i + 2]
+    local k = par[at + 1]
+    if admitted then
+      local cost = par[at + 4]
+      local value, ttl
+      if burst then
+        a = a + cost * par[at + 2]
+        reply[2 * i + 1] = a
+        if a > 0 then
+          local whole = idiv(a, k)
+          value = format('%d:%d', now + whole, a - whole * k)
+          ttl = idiv(idiv(a + k - 1, k) + 999, 1000) + 1
+        end
+      else
+        b = b + cost
+        reply[2 * i + 2] = b
+        if b > 0 then
+          value = format('%d:%d', a, b)
+          ttl = idiv((a + 1) * 86400000000 - now + 999, 1000) + 1
+          if ttl < 1 then
+            ttl = 1
+          end
+        end
+      end
+      if value then
+        if ttl < min_ttl then
+          ttl = min_ttl
+        end
+        call('SET', key, value, 'PX', format('%d', ttl))
+      else
+        call('DEL', key)
+      end
+    elseif par[at + 5] then
+      -- a denial writes no state, but repairs a missing expiry (R16)
+      local ttl
+      if burst then
+        ttl = idiv(idiv(a + k - 1, k) + 999, 1000) + 1
+      else
+        ttl = idiv((a + 1) * 86400000000 - now + 999, 1000) + 1
+        if ttl < 1 then
+          ttl = 1
+        end
+      end
+      if ttl < min_ttl then
+        ttl = min_ttl
+      end
+      if call('PTTL', key) == -1 then
+        call('PEXPIRE', key, format('%d', ttl))
+      end
+    end
+  end
+  reply[1] = admitted and 1 or 0
+  return reply
+end
+
+-- The general part: every op and every kind of policy.
 
 local function fmt(n)
   return string.format('%.0f', n)
@@ -218,17 +364,8 @@ local function slots_expire(key, lease, min_ttl)
   end
 end
 
-local op = ARGV[1]
-local now
-if ARGV[2] == '' then
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-else
-  now = tonumber(ARGV[2])
-end
 local min_ttl = tonumber(ARGV[3])
 local sec = idiv(now, 1000000)
-local n = #KEYS
 
 local kinds, p1, p2, p3, cost, before, a, b = {}, {}, {}, {}, {}, {}, {}, {}
 local admitted = true
