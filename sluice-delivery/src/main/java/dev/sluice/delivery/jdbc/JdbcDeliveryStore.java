@@ -302,6 +302,36 @@ public final class JdbcDeliveryStore implements DeliveryStore {
         });
     }
 
+    /**
+     * On PostgreSQL one statement in auto-commit mode, one round trip: the claim, every claimed
+     * destination's tokens (each bucket row locked and updated once for the batch) and the starts
+     * ({@code LeaseRepository#claimAndStartAtOnce}); its commit waits for no WAL flush when every
+     * claimed destination deduplicates, as in {@link #relaxCommit}. On SQLite the claim and the
+     * starts share one group-committed transaction, as in the predicate form.
+     */
+    @Override
+    public List<ClaimedStart> claimAndStart(String owner, int max, Instant now, Duration lease) {
+        if (dialect != Dialect.POSTGRESQL) {
+            return DeliveryStore.super.claimAndStart(owner, max, now, lease);
+        }
+        if (max < 1) {
+            return List.of();
+        }
+        long nowMicros = Micros.of(now);
+        long leaseUntil = Micros.of(now.plus(lease));
+        String token = UUID.randomUUID().toString();
+        return transactions.autoCommit("claim and start",
+                c -> leases.claimAndStartAtOnce(c, owner, token, max, nowMicros, leaseUntil));
+    }
+
+    @Override
+    public int putBack(List<Claim> claims, Instant now) {
+        if (claims.isEmpty()) {
+            return 0;
+        }
+        return write("put back claims", c -> leases.putBack(c, claims, Micros.of(now)));
+    }
+
     /** Carries a start's {@link SQLException} through {@link ClaimedStart#pair}'s function. */
     private static final class StartFailed extends RuntimeException {
         private static final long serialVersionUID = 1L;
