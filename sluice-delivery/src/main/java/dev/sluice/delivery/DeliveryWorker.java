@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -252,13 +253,26 @@ public final class DeliveryWorker implements AutoCloseable {
     }
 
     private void attemptReleasingSlot(Claim c, AttemptStart start, Instant now) {
+        CompletableFuture<Void> recorded = null;
         try {
-            attempt(c, start, now);
+            // a delivery's commit is waited for by its slot, not by this thread (§6.4: the claim is
+            // done, and its slot free for the next claim, only once the outcome is committed)
+            recorded = attempt(c, start, now, true);
         } catch (RuntimeException e) {
             // the row stays in flight; its lease lapses and it is retried
             delivery.reportError("worker " + id + ": an attempt failed", e);
         } finally {
-            slots.release();
+            if (recorded == null) {
+                slots.release();
+            }
+        }
+        if (recorded != null) {
+            recorded.whenComplete((ok, e) -> {
+                if (e != null) {
+                    delivery.reportError("worker " + id + ": an attempt failed", e); // the lease lapses; retried
+                }
+                slots.release();
+            });
         }
     }
 
@@ -347,26 +361,41 @@ public final class DeliveryWorker implements AutoCloseable {
 
     /** What follows the start: the request when a token was taken, else what the start said. */
     private void attempt(Claim claim, AttemptStart start, Instant now) {
+        CompletableFuture<Void> recorded = attempt(claim, start, now, false);
+        if (recorded != null) {
+            recorded.join();
+        }
+    }
+
+    /**
+     * {@link #attempt(Claim, AttemptStart, Instant)}; with {@code deliveryLater}, a 2xx's completion
+     * is only queued for its commit ({@link DeliveryStore#finishLater}) and this returns at once
+     * with the commit's future, so that the attempt thread goes on to the next row while the
+     * completion waits for its group. The claim is not done before that future completes.
+     *
+     * @return the pending commit of a delivery, or {@code null} when everything is recorded
+     */
+    private CompletableFuture<Void> attempt(Claim claim, AttemptStart start, Instant now, boolean deliveryLater) {
         String dest = claim.destination().name();
         String key = claim.event().idempotencyKey();
         switch (start) {
             case AttemptStart.Suppressed s -> {
                 listener.onSuppressed(dest, key);
-                return;
+                return null;
             }
             case AttemptStart.LeaseLost l -> {
                 listener.onLeaseLost(dest, key);
-                return;
+                return null;
             }
             case AttemptStart.DestinationDisabled d -> {
                 finish(claim, new Completion.Dead(DeadLetterReason.DESTINATION_DISABLED, null, null,
                         "destination '" + dest + "' is disabled", delivery.redact(claim.event()), now, false, false));
-                return;
+                return null;
             }
             case AttemptStart.NoToken n -> {
                 listener.onTokenWait(dest, n.delay());
                 listener.onScheduled(dest, null, n.delay());
-                return;
+                return null;
             }
             case AttemptStart.Proceed p -> listener.onTokenWait(dest, Duration.ZERO);
         }
@@ -390,7 +419,17 @@ public final class DeliveryWorker implements AutoCloseable {
         }
         switch (decision) {
             case RetryDecision.Deliver d -> {
-                if (finish(claim, new Completion.Delivered(status, after))) {
+                Completion.Delivered delivered = new Completion.Delivered(status, after);
+                if (deliveryLater) {
+                    return store.finishLater(claim, delivered).thenAccept(applied -> {
+                        if (applied) {
+                            listener.onDelivered(dest, key, attempt);
+                        } else {
+                            listener.onLeaseLost(dest, key);
+                        }
+                    });
+                }
+                if (finish(claim, delivered)) {
                     listener.onDelivered(dest, key, attempt);
                 }
             }
@@ -408,6 +447,7 @@ public final class DeliveryWorker implements AutoCloseable {
                     },
                     delivery.redact(claim.event()), after, true, dl.reason() == DeadLetterReason.DESTINATION_GONE));
         }
+        return null;
     }
 
     /** Records a completion and reports it; a completion the lease no longer allows is dropped. */

@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 
 /**
@@ -125,6 +126,14 @@ public final class JdbcDeliveryStore implements DeliveryStore {
         }
     }
 
+    /**
+     * Completion groups committed side by side on PostgreSQL: with one, a worker delivered at most
+     * one group per commit latency (round trip and WAL flush), and its attempt threads waited on
+     * that queue longer than on HTTP (bench/notes/delivery.md). Each lane holds a pooled connection
+     * only while it commits.
+     */
+    static final int COMPLETION_LANES = 4;
+
     /** How long a SQLite connection waits for another process's write lock before giving up, by default. */
     public static final Duration DEFAULT_SQLITE_BUSY_TIMEOUT = Duration.ofSeconds(30);
 
@@ -148,7 +157,7 @@ public final class JdbcDeliveryStore implements DeliveryStore {
         this.groupCommit = dialect == Dialect.SQLITE
                 ? new GroupCommit(transactions, "sluice-delivery-sqlite-group-commit") : null;
         this.finishes = dialect == Dialect.POSTGRESQL
-                ? new GroupCommit(transactions, "sluice-delivery-completions") : null;
+                ? new GroupCommit(transactions, "sluice-delivery-completions", COMPLETION_LANES) : null;
         Tables t = Tables.in(schema);
         this.destinations = new DestinationBucket(t, dialect);
         this.outbox = new OutboxRepository(t, destinations);
@@ -402,6 +411,20 @@ public final class JdbcDeliveryStore implements DeliveryStore {
         // a completion is acknowledged to nobody but the worker, which waits for the commit: on
         // PostgreSQL too, completions arriving together share one transaction and one WAL flush
         return finishes != null ? finishes.submit("finish attempt", work) : write("finish attempt", work);
+    }
+
+    /**
+     * A delivery (the common completion) joins the next group's JDBC batch and this returns at
+     * once; other completions are written as by {@link #finish}, in the caller's thread.
+     */
+    @Override
+    public CompletableFuture<Boolean> finishLater(Claim claim, Completion completion) {
+        GroupCommit group = finishes != null ? finishes : groupCommit;
+        if (group != null && completion instanceof Completion.Delivered d) {
+            return group.submitUpdateLater("finish attempt", leases.deliveredSql(),
+                    ps -> LeaseRepository.bindDelivered(ps, claim, d));
+        }
+        return DeliveryStore.super.finishLater(claim, completion);
     }
 
     @Override

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 
 /**
@@ -143,6 +144,23 @@ public interface DeliveryStore extends AutoCloseable {
      * @return {@code false} when nothing was written because the lease had passed to another worker
      */
     boolean finish(Claim claim, Completion completion);
+
+    /**
+     * {@link #finish} whose commit the caller does not wait for in its own thread: the answer is
+     * the future of the same write's result, completed once it is committed (or failed). Until
+     * then the claim is not done (SPEC §6.4): a crash before the commit leaves the row in flight,
+     * to be retried with the same key once its lease lapses. A store that groups commits can take
+     * the next completions meanwhile. The default writes at once, in the caller's thread.
+     *
+     * @return the future of what {@link #finish} answers
+     */
+    default CompletableFuture<Boolean> finishLater(Claim claim, Completion completion) {
+        try {
+            return CompletableFuture.completedFuture(finish(claim, completion));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
 
     /**
      * Puts back every row {@code owner} claimed but has not started sending (graceful shutdown).
