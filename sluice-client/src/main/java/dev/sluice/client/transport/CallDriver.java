@@ -13,8 +13,8 @@ import dev.sluice.client.core.ClientStats;
 import dev.sluice.client.core.CoreCall;
 import dev.sluice.client.core.CoreEnvironment;
 import dev.sluice.client.core.Decision;
-import dev.sluice.client.core.Dispatch;
-import dev.sluice.client.internal.core.WakeTimer;
+import dev.sluice.client.internal.core.CallLoop;
+import dev.sluice.client.internal.core.Handoff;
 import dev.sluice.client.spi.Scheduler;
 import dev.sluice.time.TimeSource;
 import java.io.IOException;
@@ -22,14 +22,8 @@ import java.io.InterruptedIOException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -66,7 +60,7 @@ public final class CallDriver implements AutoCloseable {
     }
 
     /** One logical call as the driver keeps it. */
-    private static final class Job<R> {
+    private static final class Job<R> implements CallLoop.Call {
         final AsyncSend<R> send;
         final Exchange<R> exchange;
         final CompletableFuture<R> result = new CompletableFuture<>();
@@ -77,37 +71,31 @@ public final class CallDriver implements AutoCloseable {
             this.send = send;
             this.exchange = exchange;
         }
+
+        @Override
+        public CompletableFuture<R> result() {
+            return result;
+        }
+
+        @Override
+        public void cancelAttempt() {
+            CompletableFuture<R> f = inFlight;
+            if (f != null) {
+                f.cancel(true);
+            }
+        }
     }
 
     private final ClientCore<Job<?>> core;
     private final ClientConfig config;
     private final TimeSource time;
-    private final @Nullable ScheduledThreadPoolExecutor ownedTimer;
-    private final Set<Job<?>> open = ConcurrentHashMap.newKeySet();
-    private final WakeTimer wake;
-    private volatile boolean closed;
+    private final CallLoop<Job<?>> loop;
 
     private CallDriver(ClientConfig config, CoreEnvironment environment, @Nullable Scheduler scheduler) {
         this.config = config;
         this.core = ClientCore.create(config, environment);
         this.time = environment.time();
-        if (scheduler != null) {
-            this.wake = new WakeTimer(scheduler, time);
-            this.ownedTimer = null;
-        } else {
-            ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
-                Thread t = new Thread(r, "sluice-driver");
-                t.setDaemon(true);
-                return t;
-            });
-            timer.setRemoveOnCancelPolicy(true);
-            this.ownedTimer = timer;
-            this.wake = new WakeTimer((task, delay) -> {
-                ScheduledFuture<?> f = timer.schedule(task, Math.max(0, Math.min(delay.toNanos(), Long.MAX_VALUE / 4)),
-                        TimeUnit.NANOSECONDS);
-                return () -> f.cancel(false);
-            }, time);
-        }
+        this.loop = new CallLoop<>(core, time, scheduler, this::start);
     }
 
     /**
@@ -166,30 +154,8 @@ public final class CallDriver implements AutoCloseable {
      *     {@link SluiceException}, or with what {@code send} failed with when it was not an I/O failure
      */
     public <R> CompletableFuture<R> execute(CallSpec spec, AsyncSend<R> send, Exchange<R> exchange) {
-        if (closed) {
-            return CompletableFuture.failedFuture(new IllegalStateException("driver is closed"));
-        }
         Job<R> job = new Job<>(send, exchange);
-        CoreCall<Job<?>> call;
-        try {
-            call = core.open(spec, job);
-        } catch (SluiceException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        open.add(job);
-        job.result.whenComplete((r, t) -> {
-            open.remove(job);
-            if (job.result.isCancelled()) {
-                core.cancel(call);
-                CompletableFuture<R> f = job.inFlight;
-                if (f != null) {
-                    f.cancel(true);
-                }
-                pump();
-            }
-        });
-        pump();
-        return job.result;
+        return loop.open(spec, job, job.result);
     }
 
     /**
@@ -203,8 +169,7 @@ public final class CallDriver implements AutoCloseable {
      */
     public <R> R executeBlocking(CallSpec spec, BlockingSend<R> send, Exchange<R> exchange)
             throws IOException, InterruptedException {
-        // the core starts attempts from whichever thread polls; each start is handed to the caller
-        LinkedBlockingQueue<Runnable> handoff = new LinkedBlockingQueue<>();
+        Handoff handoff = new Handoff();
         CompletableFuture<R> result = execute(spec, context -> {
             CompletableFuture<R> attempt = new CompletableFuture<>();
             handoff.add(() -> {
@@ -216,31 +181,9 @@ public final class CallDriver implements AutoCloseable {
             });
             return attempt;
         }, exchange);
-        result.whenComplete((r, t) -> handoff.add(() -> { }));
         try {
-            while (!result.isDone()) {
-                handoff.take().run();
-            }
-            for (Runnable late; (late = handoff.poll()) != null; ) {
-                late.run(); // an attempt started as the call ended: let it fail or be discarded
-            }
-            return result.get();
-        } catch (InterruptedException e) {
-            result.cancel(true);
-            throw e;
-        } catch (ExecutionException e) {
-            Throwable c = TransportFailures.unwrap(e);
-            if (c instanceof IOException io) {
-                throw io;
-            }
-            if (c instanceof RuntimeException re) {
-                throw re;
-            }
-            if (c instanceof Error err) {
-                throw err;
-            }
-            throw new IOException(c);
-        } catch (java.util.concurrent.CancellationException e) {
+            return handoff.runUntilDone(result);
+        } catch (CancellationException e) {
             InterruptedIOException io = new InterruptedIOException("call cancelled");
             io.initCause(e);
             throw io;
@@ -250,41 +193,14 @@ public final class CallDriver implements AutoCloseable {
     /** Cancels every open call and stops the driver's own timer. */
     @Override
     public void close() {
-        closed = true;
-        for (Job<?> job : open) {
-            job.result.cancel(true);
-        }
-        wake.cancel();
-        if (ownedTimer != null) {
-            ownedTimer.shutdownNow();
-        }
+        loop.close();
     }
 
-    // --- the loop ---
-
-    private void pump() {
-        if (closed) {
-            return;
-        }
-        Dispatch<Job<?>> d = core.poll();
-        for (CoreCall<Job<?>> call : d.start()) {
-            start(call);
-        }
-        for (Dispatch.Rejection<Job<?>> r : d.failed()) {
-            r.call().attachment().result.completeExceptionally(r.error());
-        }
-        if (d.wakeAtNanos().isPresent()) {
-            wake.wakeAt(d.wakeAtNanos().getAsLong(), this::pump);
-        }
-    }
+    // --- one attempt ---
 
     @SuppressWarnings("unchecked")
     private <R> void start(CoreCall<Job<?>> call) {
         Job<R> job = (Job<R>) call.attachment();
-        if (job.result.isDone()) {
-            core.cancel(call);
-            return;
-        }
         Duration remaining = call.hasDeadline() ? Duration.ofNanos(Math.max(0, call.deadlineNanos() - time.nanoTime()))
                 : null;
         CompletableFuture<R> f;
@@ -311,7 +227,7 @@ public final class CallDriver implements AutoCloseable {
             if (answer == null) {
                 core.cancel(call);
                 job.result.completeExceptionally(TransportFailures.unwrap(error));
-                pump();
+                loop.pump();
                 return;
             }
         } else {
@@ -321,7 +237,7 @@ public final class CallDriver implements AutoCloseable {
                 core.cancel(call);
                 job.exchange.discard(response);
                 job.result.completeExceptionally(e);
-                pump();
+                loop.pump();
                 return;
             }
         }
@@ -345,6 +261,6 @@ public final class CallDriver implements AutoCloseable {
                 }
             }
         }
-        pump();
+        loop.pump();
     }
 }

@@ -7,7 +7,7 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The one pending wake-up of a driver loop ({@code CallDriver}, {@code DefaultSluiceHttpClient}):
+ * The one pending wake-up of a {@link CallLoop}:
  * the core's {@code Dispatch} says when it next wants a poll, and the driver asks this timer to run
  * its poll then. Only the earliest time asked for is kept: a later time while an earlier wake-up is
  * pending is dropped (that wake-up polls, and the poll asks again), an earlier one replaces it.

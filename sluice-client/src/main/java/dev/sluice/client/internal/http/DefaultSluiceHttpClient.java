@@ -15,13 +15,14 @@ import dev.sluice.client.core.ClientStats;
 import dev.sluice.client.core.CoreCall;
 import dev.sluice.client.core.CoreEnvironment;
 import dev.sluice.client.core.Decision;
-import dev.sluice.client.core.Dispatch;
+import dev.sluice.client.internal.core.CallLoop;
 import dev.sluice.client.internal.core.DefaultClientCore;
-import dev.sluice.client.internal.core.WakeTimer;
+import dev.sluice.client.internal.core.Handoff;
 import dev.sluice.client.spi.ResponseReader;
 import dev.sluice.client.spi.RetryBudgetStore;
 import dev.sluice.client.spi.Scheduler;
 import dev.sluice.client.spi.TokenBucketStore;
+import dev.sluice.client.transport.TransportFailures;
 import dev.sluice.time.TimeSource;
 import dev.sluice.wire.dialect.DialectRegistry;
 import java.io.IOException;
@@ -33,12 +34,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
@@ -55,23 +51,36 @@ import org.jspecify.annotations.Nullable;
 public final class DefaultSluiceHttpClient implements SluiceHttpClient {
 
     /** One logical call as the transport sees it. */
-    static final class Exchange<T> {
+    static final class Exchange<T> implements CallLoop.Call {
         final HttpRequest request;
         final HttpResponse.BodyHandler<T> handler;
         final CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
         /** For a blocking {@code send}: the attempts its caller's thread is to send; else {@code null}. */
-        final @Nullable BlockingQueue<Runnable> handoff;
+        final @Nullable Handoff handoff;
         /** The attempt the JDK client is sending asynchronously, once one started. */
         volatile @Nullable CompletableFuture<?> inFlight;
         /** The caller's thread while it is inside the JDK's blocking {@code send}; guarded by {@code this}. */
         private @Nullable Thread sender;
         private boolean aborted;
 
-        Exchange(HttpRequest request, HttpResponse.BodyHandler<T> handler,
-                @Nullable BlockingQueue<Runnable> handoff) {
+        Exchange(HttpRequest request, HttpResponse.BodyHandler<T> handler, @Nullable Handoff handoff) {
             this.request = request;
             this.handler = handler;
             this.handoff = handoff;
+        }
+
+        @Override
+        public CompletableFuture<HttpResponse<T>> result() {
+            return result;
+        }
+
+        @Override
+        public void cancelAttempt() {
+            CompletableFuture<?> f = inFlight;
+            if (f != null) {
+                f.cancel(true);
+            }
+            abort();
         }
 
         synchronized void sending(Thread thread) {
@@ -95,21 +104,16 @@ public final class DefaultSluiceHttpClient implements SluiceHttpClient {
         }
     }
 
-    private static final Runnable NOTHING = () -> { };
-
     private final HttpClient http;
     private final DefaultClientCore<Exchange<?>> core;
     private final TimeSource time;
-    private final @Nullable ExecutorScheduler ownedScheduler;
+    private final CallLoop<Exchange<?>> loop;
     private final SnapshotReading reading;
     private final List<RequestInterceptor> interceptors;
     private final @Nullable Duration defaultDeadline;
     private final @Nullable Duration attemptTimeout;
     private final String keyHeader;
-    private final Set<Exchange<?>> open = ConcurrentHashMap.newKeySet();
     private final AtomicInteger busy = new AtomicInteger();
-    private final WakeTimer wake;
-    private volatile boolean closed;
 
     public DefaultSluiceHttpClient(HttpClient http, ClientConfig config, @Nullable Duration defaultDeadline,
             @Nullable Duration attemptTimeout, TimeSource time, RandomGenerator random,
@@ -119,14 +123,7 @@ public final class DefaultSluiceHttpClient implements SluiceHttpClient {
         this.time = time;
         this.core = new DefaultClientCore<>(config, new CoreEnvironment(time, random, idempotencyKeys, listener,
                 bucket, budget));
-        if (scheduler != null) {
-            this.ownedScheduler = null;
-            this.wake = new WakeTimer(scheduler, time);
-        } else {
-            ExecutorScheduler owned = new ExecutorScheduler();
-            this.ownedScheduler = owned;
-            this.wake = new WakeTimer(owned, time);
-        }
+        this.loop = new CallLoop<>(core, time, scheduler, this::startAttempt);
         this.reading = new SnapshotReading(reader != null ? reader : DialectRegistry.standard()::read);
         this.keyHeader = config.retry().idempotencyKeyHeader();
         this.interceptors = List.of(new IdempotencyKeyInterceptor(keyHeader), new AttemptTimeoutInterceptor(attemptTimeout));
@@ -144,33 +141,8 @@ public final class DefaultSluiceHttpClient implements SluiceHttpClient {
     @Override
     public <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler, CallOptions options)
             throws IOException, InterruptedException {
-        BlockingQueue<Runnable> handoff = new LinkedBlockingQueue<>();
-        Exchange<T> ex = new Exchange<>(request, handler, handoff);
-        CompletableFuture<HttpResponse<T>> f = submit(ex, options);
-        try {
-            while (!f.isDone()) {
-                handoff.take().run();
-            }
-            for (Runnable late; (late = handoff.poll()) != null; ) {
-                late.run(); // an attempt started as the call ended: it is discarded
-            }
-            return f.get();
-        } catch (InterruptedException e) {
-            f.cancel(true);
-            throw e;
-        } catch (ExecutionException e) {
-            Throwable c = FailureKinds.unwrap(e);
-            if (c instanceof IOException io) {
-                throw io;
-            }
-            if (c instanceof RuntimeException re) {
-                throw re;
-            }
-            if (c instanceof Error err) {
-                throw err;
-            }
-            throw new IOException(c);
-        }
+        Handoff handoff = new Handoff();
+        return handoff.runUntilDone(submit(new Exchange<>(request, handler, handoff), options));
     }
 
     @Override
@@ -180,9 +152,6 @@ public final class DefaultSluiceHttpClient implements SluiceHttpClient {
     }
 
     private <T> CompletableFuture<HttpResponse<T>> submit(Exchange<T> ex, CallOptions options) {
-        if (closed) {
-            return CompletableFuture.failedFuture(new IllegalStateException("client is closed"));
-        }
         HttpRequest request = ex.request;
         String key = options.idempotencyKey() != null ? options.idempotencyKey()
                 : request.headers().firstValue(keyHeader).orElse(null);
@@ -190,30 +159,7 @@ public final class DefaultSluiceHttpClient implements SluiceHttpClient {
         boolean retries = options.retries() && !RetryScope.isActive(); // one layer retries (SPEC §4.7)
         CallSpec spec = new CallSpec(request.method(), host(request.uri()), key, deadline, options.priority(),
                 options.cost(), request.timeout().orElse(attemptTimeout), retries, request.uri());
-        CoreCall<Exchange<?>> call;
-        try {
-            call = core.open(spec, ex);
-        } catch (SluiceException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        open.add(ex);
-        ex.result.whenComplete((r, t) -> {
-            open.remove(ex);
-            if (ex.handoff != null) {
-                ex.handoff.add(NOTHING); // wakes the caller waiting for its next attempt
-            }
-            if (ex.result.isCancelled()) {
-                core.cancel(call);
-                CompletableFuture<?> inFlight = ex.inFlight;
-                if (inFlight != null) {
-                    inFlight.cancel(true);
-                }
-                ex.abort();
-                pump();
-            }
-        });
-        pump();
-        return ex.result;
+        return loop.open(spec, ex, ex.result);
     }
 
     @Override
@@ -273,41 +219,14 @@ public final class DefaultSluiceHttpClient implements SluiceHttpClient {
 
     @Override
     public void close() {
-        closed = true;
-        for (Exchange<?> ex : open) {
-            ex.result.cancel(true);
-        }
-        wake.cancel();
-        if (ownedScheduler != null) {
-            ownedScheduler.close();
-        }
+        loop.close();
     }
 
-    // --- the driver loop ---
-
-    private void pump() {
-        if (closed) {
-            return;
-        }
-        Dispatch<Exchange<?>> d = core.poll();
-        for (CoreCall<Exchange<?>> call : d.start()) {
-            startAttempt(call);
-        }
-        for (Dispatch.Rejection<Exchange<?>> r : d.failed()) {
-            r.call().attachment().result.completeExceptionally(r.error());
-        }
-        if (d.wakeAtNanos().isPresent()) {
-            wake.wakeAt(d.wakeAtNanos().getAsLong(), this::pump);
-        }
-    }
+    // --- one attempt ---
 
     @SuppressWarnings("unchecked")
     private <T> void startAttempt(CoreCall<Exchange<?>> call) {
         Exchange<T> ex = (Exchange<T>) call.attachment();
-        if (ex.result.isDone()) {
-            core.cancel(call);
-            return;
-        }
         long remaining = call.hasDeadline() ? call.deadlineNanos() - time.nanoTime() : Long.MAX_VALUE;
         RequestInterceptor.AttemptContext ctx = new RequestInterceptor.AttemptContext(call.idempotencyKey(),
                 remaining, call.hasDeadline(), call.attempts());
@@ -385,8 +304,8 @@ public final class DefaultSluiceHttpClient implements SluiceHttpClient {
             answer = FailureKinds.of(error, sent.method());
             if (answer == null) {
                 core.cancel(call);
-                ex.result.completeExceptionally(FailureKinds.unwrap(error));
-                pump();
+                ex.result.completeExceptionally(TransportFailures.unwrap(error));
+                loop.pump();
                 return;
             }
         } else {
@@ -396,7 +315,7 @@ public final class DefaultSluiceHttpClient implements SluiceHttpClient {
             } catch (RuntimeException e) {
                 core.cancel(call);
                 ex.result.completeExceptionally(e);
-                pump();
+                loop.pump();
                 return;
             }
         }
@@ -418,7 +337,7 @@ public final class DefaultSluiceHttpClient implements SluiceHttpClient {
             }
             case Decision.Fail f -> ex.result.completeExceptionally(f.error());
         }
-        pump();
+        loop.pump();
     }
 
     private static String host(URI uri) {

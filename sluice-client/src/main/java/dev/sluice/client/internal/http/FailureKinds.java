@@ -1,6 +1,7 @@
 package dev.sluice.client.internal.http;
 
 import dev.sluice.client.core.Answer;
+import dev.sluice.client.transport.TransportFailures;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
@@ -8,8 +9,6 @@ import java.net.UnknownHostException;
 import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpTimeoutException;
 import java.nio.channels.UnresolvedAddressException;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -66,21 +65,12 @@ final class FailureKinds {
         return allMethods || "GET".equals(method) || "HEAD".equals(method);
     }
 
-    /** The cause under {@code CompletionException} / {@code ExecutionException} wrappers. */
-    static Throwable unwrap(Throwable t) {
-        Throwable c = t;
-        while ((c instanceof CompletionException || c instanceof ExecutionException) && c.getCause() != null) {
-            c = c.getCause();
-        }
-        return c;
-    }
-
     /**
      * The failure for an I/O problem of a request with {@code method}, or {@code null} when {@code t}
      * is not one (then it propagates).
      */
     static Answer.@Nullable Failure of(Throwable t, String method) {
-        Throwable c = unwrap(t);
+        Throwable c = TransportFailures.unwrap(t);
         if (c instanceof HttpConnectTimeoutException || c instanceof ConnectException
                 || c instanceof UnknownHostException || c instanceof NoRouteToHostException
                 || c instanceof UnresolvedAddressException) {

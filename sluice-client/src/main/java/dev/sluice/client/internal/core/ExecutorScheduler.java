@@ -1,4 +1,4 @@
-package dev.sluice.client.internal.http;
+package dev.sluice.client.internal.core;
 
 import dev.sluice.client.spi.Scheduler;
 import java.time.Duration;
