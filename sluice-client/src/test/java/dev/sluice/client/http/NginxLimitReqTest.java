@@ -1,6 +1,7 @@
 package dev.sluice.client.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.sluice.client.ClientConfig;
 import dev.sluice.client.LocallyThrottledException;
@@ -29,7 +30,6 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -101,18 +101,20 @@ class NginxLimitReqTest {
         Files.writeString(confFile, conf);
         nginx = new ProcessBuilder(NGINX.toString(), "-p", dir.toString(), "-e", dir.resolve("error.log").toString(),
                 "-c", confFile.toString()).redirectErrorStream(true).redirectOutput(dir.resolve("stdout.log").toFile()).start();
-        long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (true) {
-            try {
-                new Socket(InetAddress.getLoopbackAddress(), port).close();
-                break;
-            } catch (IOException notYet) {
-                if (!nginx.isAlive() || System.nanoTime() - giveUp > 0) {
-                    throw new AssertionError("nginx did not start: " + Files.readString(dir.resolve("stdout.log"))
-                            + (Files.exists(dir.resolve("error.log")) ? Files.readString(dir.resolve("error.log")) : ""));
-                }
-                LockSupport.parkNanos(20_000_000L); // bounded wait for the port to open
-            }
+        await("nginx listens or exits").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
+                .until(() -> !nginx.isAlive() || listening(port));
+        if (!nginx.isAlive()) {
+            throw new AssertionError("nginx did not start: " + Files.readString(dir.resolve("stdout.log"))
+                    + (Files.exists(dir.resolve("error.log")) ? Files.readString(dir.resolve("error.log")) : ""));
+        }
+    }
+
+    private static boolean listening(int port) {
+        try {
+            new Socket(InetAddress.getLoopbackAddress(), port).close();
+            return true;
+        } catch (IOException notYet) {
+            return false;
         }
     }
 

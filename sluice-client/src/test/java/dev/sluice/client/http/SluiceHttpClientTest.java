@@ -2,6 +2,7 @@ package dev.sluice.client.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.sluice.client.AttemptOutcome;
 import dev.sluice.client.CallEvent;
@@ -131,11 +132,8 @@ class SluiceHttpClientTest {
         server.then(Reply.of(429, "", "Retry-After", "30"));
         CompletableFuture<HttpResponse<String>> f = client.sendAsync(post("/v1/labels"), HttpResponse.BodyHandlers.ofString());
         // let the first attempt complete (bounded wait): the retry then waits on the scheduler
-        long giveUp = System.nanoTime() + 10 * SECOND;
-        while (client.core().stats().retries() == 0 || client.busy() > 0) {
-            assertThat(System.nanoTime() - giveUp).as("first attempt answered").isNegative();
-            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
-        }
+        await("first attempt answered").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(1))
+                .until(() -> client.core().stats().retries() > 0 && client.busy() == 0);
         f.cancel(true);
         CompletableFuture<Void> idle = new CompletableFuture<>();
         idle.complete(null);
@@ -303,11 +301,8 @@ class SluiceHttpClientTest {
             interruptedAfter.complete(Thread.currentThread().isInterrupted());
         });
         caller.start();
-        long giveUp = System.nanoTime() + 10 * SECOND;
-        while (server.received.isEmpty()) {
-            assertThat(System.nanoTime() - giveUp).as("the attempt reached the server").isNegative();
-            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
-        }
+        await("the attempt reached the server").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(1))
+                .until(() -> !server.received.isEmpty());
         client.close();
         assertThat(thrown.get(10, TimeUnit.SECONDS)).isInstanceOf(CancellationException.class);
         assertThat(interruptedAfter.get(10, TimeUnit.SECONDS)).as("the abort's interrupt is cleared").isFalse();
@@ -327,11 +322,8 @@ class SluiceHttpClientTest {
             }
         });
         caller.start();
-        long giveUp = System.nanoTime() + 10 * SECOND;
-        while (server.received.isEmpty()) {
-            assertThat(System.nanoTime() - giveUp).as("the attempt reached the server").isNegative();
-            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
-        }
+        await("the attempt reached the server").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(1))
+                .until(() -> !server.received.isEmpty());
         caller.interrupt();
         assertThat(thrown.get(10, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
         assertThat(client.core().inFlight()).isZero();
