@@ -74,6 +74,7 @@ class RedisSentinelStoresTest {
         ManualTimeSource time = ManualTimeSource.at("2026-11-30T18:00:00Z");
         RedisLimiterStore store = RedisLimiterStore.open(url("orders"), RedisLimiterConfig.builder().keyPrefix(prefix)
                 .scriptTime(time).localTime(time).decisionTimeout(Duration.ofSeconds(2)).build());
+        RedisTestSupport.awaitUp(store.endpoint()); // the first decisions are Redis's, not the local fallback's
         try {
             List<Long> remaining = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
