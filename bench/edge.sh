@@ -3,10 +3,12 @@
 # Ports (loopback): 18081 upstream nginx (static file /ok, 3 bytes), 18082 nginx limit_req front,
 # 18083 nginx limit_req front over h2c (listen ... http2, prior knowledge),
 # 18090 Sluice edge (RateLimit fields on), 18092 Sluice edge (fields off; admin ports +1; both speak h2c
-# with prior knowledge on the same port).
+# with prior knowledge on the same port), 18094 the fields-off edge with its resource bounds off.
 # Load: wrk -t2 -c64 (BENCH_EDGE_CONNECTIONS), BENCH_EDGE_SECONDS (5) measured after 1 s of warm-up
 # per case, rounds (BENCH_EDGE_ROUNDS, 5) interleaving every case; the h2c rejection cases with
-# h2load -t2 -c16 -m10 (BENCH_EDGE_H2_CONNECTIONS, BENCH_EDGE_H2_STREAMS) in the same rounds.
+# h2load -t2 -c16 -m10 (BENCH_EDGE_H2_CONNECTIONS, BENCH_EDGE_H2_STREAMS) in the same rounds; the
+# admitted path's latency at a fixed offered rate (OpenLoop in sluice-bench: BENCH_EDGE_OPEN_RATE 3000 req/s,
+# BENCH_EDGE_OPEN_CONNECTIONS 4, BENCH_EDGE_OPEN_SECONDS 8) in the same rounds too.
 # nginx runs in the foreground as this script's child with its own prefix under /tmp and is stopped
 # at exit, as are the edges. nginx setting compared: access_log off and error_log at crit, so
 # rejections are not logged (nginx's fastest setting; by default it logs each rejection at error).
@@ -17,6 +19,9 @@ bench_edge() {
   local prefix; prefix=$(mktemp -d /tmp/sluice-bench-nginx.XXXXXX)
   local raw="$prefix/raw.tsv" h2raw="$prefix/h2c.tsv"
   local h2conns="${BENCH_EDGE_H2_CONNECTIONS:-16}" h2streams="${BENCH_EDGE_H2_STREAMS:-10}"
+  local openraw="$prefix/open.tsv" openrate="${BENCH_EDGE_OPEN_RATE:-3000}" opensecs="${BENCH_EDGE_OPEN_SECONDS:-8}"
+  local openconns="${BENCH_EDGE_OPEN_CONNECTIONS:-4}"
+  [ "${BENCH_QUICK:-0}" = 1 ] && opensecs=1
   EDGE_PIDS=()
   chmod 755 "$prefix"   # nginx workers run as nobody and must read html/
   mkdir -p "$prefix/html/reject" "$prefix/logs"
@@ -83,6 +88,18 @@ routes:
   - { method: GET, path: /reject/ok }
 YML
   done
+  # the fields-off edge with every resource bound switched off or set out of reach (the cost of the bounds)
+  sed -e 's|^listen: 127.0.0.1:18092$|listen:\
+  host: 127.0.0.1\
+  port: 18094\
+  max-connections: 0                         # default auto: the descriptor limit less 1,024\
+  max-connections-per-ip: 0                  # default 1024\
+  min-body-rate: 0                           # default 240 bytes/s\
+  write-timeout: 1000000s                    # default 30s\
+  max-upstream-streams-per-connection: 100000 # default 8|' \
+      -e 's|^admin: 127.0.0.1:18093$|admin: 127.0.0.1:18095\
+shedding:\
+  fair-share-window: off                     # default 5s|' "$prefix/edge-off.yaml" >"$prefix/edge-unbounded.yaml"
   cat >"$prefix/report.lua" <<'LUA'
 done = function(summary, latency, requests)
   io.write(string.format("WRK\t%.1f\t%d\t%d\t%d\t%d\t%d\n",
@@ -98,7 +115,7 @@ LUA
   trap cleanup_edge EXIT
   nginx -p "$prefix" -c "$prefix/nginx.conf" &
   EDGE_PIDS+=($!)
-  for fields in on off; do
+  for fields in on off unbounded; do
     "$JAVA" -jar "$cli_jar" edge --config "$prefix/edge-$fields.yaml" --no-watch >"$prefix/logs/edge-$fields.log" 2>&1 &
     EDGE_PIDS+=($!)
   done
@@ -106,7 +123,8 @@ LUA
   for _ in $(seq 1 300); do
     if curl -fs -m 2 -o /dev/null http://127.0.0.1:18081/ok \
        && curl -fs -m 2 -o /dev/null -H 'Authorization: Bearer sk_bench_admit' http://127.0.0.1:18090/ok \
-       && curl -fs -m 2 -o /dev/null -H 'Authorization: Bearer sk_bench_admit' http://127.0.0.1:18092/ok; then ok=1; break; fi
+       && curl -fs -m 2 -o /dev/null -H 'Authorization: Bearer sk_bench_admit' http://127.0.0.1:18092/ok \
+       && curl -fs -m 2 -o /dev/null -H 'Authorization: Bearer sk_bench_admit' http://127.0.0.1:18094/ok; then ok=1; break; fi
     sleep 0.2
   done
   if [ "$ok" != 1 ]; then
@@ -131,6 +149,7 @@ LUA
     "rejected: nginx limit_req|http://127.0.0.1:18082/reject/ok|sk_bench_reject"
     "rejected: Sluice, fields on|http://127.0.0.1:18090/reject/ok|sk_bench_reject"
     "rejected: Sluice, fields off|http://127.0.0.1:18092/reject/ok|sk_bench_reject"
+    "rejected: Sluice, fields off, bounds off|http://127.0.0.1:18094/reject/ok|sk_bench_reject"
     "admitted: nginx limit_req + proxy_pass|http://127.0.0.1:18082/ok|sk_bench_admit"
     "admitted: Sluice, fields on|http://127.0.0.1:18090/ok|sk_bench_admit"
     "admitted: Sluice, fields off|http://127.0.0.1:18092/ok|sk_bench_admit"
@@ -140,6 +159,15 @@ LUA
     "h2c rejected: Sluice, fields on|http://127.0.0.1:18090/reject/ok"
     "h2c rejected: Sluice, fields off|http://127.0.0.1:18092/reject/ok"
   )
+  local opencases=( # the admitted path at a fixed offered rate below saturation: latency, not throughput
+    "open loop: direct to upstream (nginx static)|http://127.0.0.1:18081/ok"
+    "open loop: Sluice, fields on|http://127.0.0.1:18090/ok"
+    "open loop: nginx limit_req + proxy_pass|http://127.0.0.1:18082/ok"
+  )
+  openrun() { # URL: one open-loop run (1 s unrecorded at the same rate, then opensecs recorded)
+    "$JAVA" -Xmx256m -cp "$bench_jar" dev.sluice.bench.edge.OpenLoop "$1" "$openrate" 1 "$opensecs" "$openconns" \
+      'Authorization: Bearer sk_bench_admit' | grep '^OPEN' | cut -f2-
+  }
   h2run() { # SECONDS URL: "req/s non-2xx requests" of one h2load run
     h2load -t2 -c"$h2conns" -m"$h2streams" -D "$1" -H 'Authorization: Bearer sk_bench_reject' "$2" 2>/dev/null \
       | awk '/^finished in/ { gsub(",", "", $4); rps = $4 }
@@ -147,7 +175,7 @@ LUA
              /^status codes:/ { ok = $3 }
              END { printf "%s\t%d\t%d\n", rps, done - ok, done }'
   }
-  : >"$raw"; : >"$h2raw"
+  : >"$raw"; : >"$h2raw"; : >"$openraw"
   local cmd="bench/run.sh edge (wrk -t2 -c$conns -d${secs}s --latency, $rounds rounds)"
   local head; head=$(header edge "$cmd") # date and load average as the run starts
   # warm the JVMs up before the first round
@@ -179,13 +207,20 @@ LUA
         echo "bench: edge round $r/$rounds $label: $(cut -f1 <<<"$line") req/s" >&2
       done
     fi
+    for c in "${opencases[@]}"; do
+      IFS='|' read -r label url <<<"$c"
+      local line; line=$(openrun "$url")
+      printf '%s\t%s\n' "$label" "$line" >>"$openraw"
+      echo "bench: edge round $r/$rounds $label: p99 $(cut -f3 <<<"$line") µs" >&2
+    done
   done
   cleanup_edge
   trap - EXIT
   {
     echo "$head"
     echo
-    "$JAVA" -cp "$bench_jar" dev.sluice.bench.edge.EdgeReport "$raw" "$conns" "$h2raw" "h2load -t2 -c$h2conns -m$h2streams" | targets_last
+    "$JAVA" -cp "$bench_jar" dev.sluice.bench.edge.EdgeReport "$raw" "$conns" "$h2raw" "h2load -t2 -c$h2conns -m$h2streams" \
+      "$openraw" "$openrate req/s offered over $openconns connections, 1 s unrecorded then ${opensecs} s" | targets_last
     echo
     cat "$prefix/samples.md"
     echo
@@ -199,6 +234,12 @@ LUA
     echo
     echo '```yaml'
     cat "$prefix/edge-on.yaml"
+    echo '```'
+    echo
+    echo "The fields-off edge with its resource bounds off (the \"bounds off\" case):"
+    echo
+    echo '```yaml'
+    cat "$prefix/edge-unbounded.yaml"
     echo '```'
     echo
     echo "Edge log lines at WARN or above during the run (count, first 100 characters):"

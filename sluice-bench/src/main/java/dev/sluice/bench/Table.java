@@ -33,6 +33,11 @@ public final class Table {
         rounds.computeIfAbsent(label, k -> new ArrayList<>()).add(value);
     }
 
+    /** {@code label}'s values in the order they were added (empty when it has none). */
+    public List<Double> values(String label) {
+        return List.copyOf(rounds.getOrDefault(label, List.of()));
+    }
+
     /** The median of {@code label}'s rounds; NaN when it has none. */
     public double median(String label) {
         List<Double> v = rounds.get(label);

@@ -17,10 +17,14 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -53,7 +57,16 @@ public final class DeliveryWorker implements AutoCloseable {
     /** How long a busy worker waits to batch claims: short against a request, long against a commit. */
     private static final long CLAIM_LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
+    /**
+     * Rows claimed and started ahead of a free attempt thread ({@link #claimAhead}), so that a
+     * thread that finishes an attempt takes the next at once instead of waiting for a claim's round
+     * trip.
+     */
+    private final int ahead;
+    /** One permit per row this worker may hold unsettled: {@code concurrency + ahead}. */
     private final Semaphore slots;
+    /** Started rows waiting for an attempt thread, in claim order (the attempt pool's queue). */
+    private final BlockingQueue<Runnable> ready = new LinkedBlockingQueue<>();
     private final Semaphore wakeups = new Semaphore(0);
     private final AtomicInteger attemptsInFlight = new AtomicInteger();
     private volatile boolean running;
@@ -67,7 +80,24 @@ public final class DeliveryWorker implements AutoCloseable {
         this.config = delivery.config();
         this.listener = delivery.listener();
         this.id = id;
-        this.slots = new Semaphore(config.concurrency());
+        this.ahead = claimAhead(config);
+        this.slots = new Semaphore(config.concurrency() + ahead);
+    }
+
+    /**
+     * How many started rows may wait for an attempt thread: {@code concurrency} when the lease is at
+     * least three request timeouts, else none. A waiting row is behind at most one attempt per
+     * thread, so it starts within one request timeout and ends within two; the third leaves room
+     * for the completion's commit, and the heartbeat renews the lease of waiting rows as well. The
+     * trade: a waiting row's token was taken when it was claimed, up to one request timeout before
+     * its request, so a destination can see up to {@code ahead} requests a little later than their
+     * tokens (never more tokens than its rate grants); and a worker that crashes leaves its waiting
+     * rows marked as sending, so they count as interrupted attempts (a retry with the same key, or
+     * review for a destination that cannot deduplicate, SPEC §6.4). A graceful {@link #close()}
+     * puts them back untouched.
+     */
+    static int claimAhead(DeliveryConfig config) {
+        return config.lease().compareTo(config.requestTimeout().multipliedBy(3)) >= 0 ? config.concurrency() : 0;
     }
 
     /** This worker's id: the lease owner written on the rows it claims. */
@@ -104,11 +134,12 @@ public final class DeliveryWorker implements AutoCloseable {
             throw new IllegalStateException("worker " + id + " was started already");
         }
         running = true;
-        attempts = Executors.newFixedThreadPool(config.concurrency(), r -> {
-            Thread t = new Thread(r, "sluice-delivery-attempt-" + id);
-            t.setDaemon(true);
-            return t;
-        });
+        attempts = new ThreadPoolExecutor(config.concurrency(), config.concurrency(), 0, TimeUnit.MILLISECONDS, ready,
+                r -> {
+                    Thread t = new Thread(r, "sluice-delivery-attempt-" + id);
+                    t.setDaemon(true);
+                    return t;
+                });
         timers = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "sluice-delivery-timers-" + id);
             t.setDaemon(true);
@@ -145,8 +176,7 @@ public final class DeliveryWorker implements AutoCloseable {
                 Instant now = delivery.now();
                 List<ClaimedStart> batch;
                 try {
-                    batch = running ? store.claimAndStart(id, free, now, config.lease(), c -> needsToken(c, now))
-                            : List.of();
+                    batch = running ? store.claimAndStart(id, free, now, config.lease()) : List.of();
                 } catch (RuntimeException e) {
                     slots.release(free); // rolled back: nothing claimed, no token taken
                     throw e;
@@ -193,38 +223,67 @@ public final class DeliveryWorker implements AutoCloseable {
             AttemptStart start = cs.start().get();
             listener.onClaimed(c.destination().name(), Duration.between(now, c.eligibleAt()));
             if (start instanceof AttemptStart.Proceed) {
-                attemptsInFlight.incrementAndGet();
-                attempts.execute(() -> {
-                    try {
-                        attemptReleasingSlot(c, start, now);
-                    } finally {
-                        attemptsInFlight.decrementAndGet();
-                    }
-                });
+                attempts.execute(new StartedAttempt(c, start));
             } else {
                 attemptReleasingSlot(c, start, now); // no request: settle it here
             }
         }
     }
 
+    /** A started claim on its way to an attempt thread; it may wait in {@link #ready} first. */
+    private final class StartedAttempt implements Runnable {
+        private final Claim claim;
+        private final AttemptStart start;
+
+        StartedAttempt(Claim claim, AttemptStart start) {
+            this.claim = claim;
+            this.start = start;
+        }
+
+        @Override
+        public void run() {
+            attemptsInFlight.incrementAndGet();
+            try {
+                // the request is signed and timed when it is sent, not when it was claimed
+                attemptReleasingSlot(claim, start, delivery.now());
+            } finally {
+                attemptsInFlight.decrementAndGet();
+            }
+        }
+    }
+
     private void attemptReleasingSlot(Claim c, AttemptStart start, Instant now) {
+        CompletableFuture<Void> recorded = null;
         try {
-            attempt(c, start, now);
+            // a delivery's commit is waited for by its slot, not by this thread (§6.4: the claim is
+            // done, and its slot free for the next claim, only once the outcome is committed)
+            recorded = attempt(c, start, now, true);
         } catch (RuntimeException e) {
             // the row stays in flight; its lease lapses and it is retried
             delivery.reportError("worker " + id + ": an attempt failed", e);
         } finally {
-            slots.release();
+            if (recorded == null) {
+                slots.release();
+            }
+        }
+        if (recorded != null) {
+            recorded.whenComplete((ok, e) -> {
+                if (e != null) {
+                    delivery.reportError("worker " + id + ": an attempt failed", e); // the lease lapses; retried
+                }
+                slots.release();
+            });
         }
     }
 
     /**
      * Takes more free slots, waiting up to {@link #CLAIM_LINGER_NANOS} for half of them, so
      * that a busy worker claims rows in batches (one transaction each) rather than one by one as
-     * single slots free up. Returns the number taken besides the one already held.
+     * single slots free up: a claim takes every free slot, up to {@code concurrency + ahead}.
+     * Returns the number taken besides the one already held.
      */
     private int gatherSlots() throws InterruptedException {
-        int want = Math.max(1, config.concurrency() / 2) - 1;
+        int want = Math.max(1, (config.concurrency() + ahead) / 2) - 1;
         int got = slots.drainPermits();
         long deadline = delivery.nanoTime() + CLAIM_LINGER_NANOS;
         while (got < want) { // each pass takes a permit or stops, so it ends even on a frozen test clock
@@ -283,7 +342,7 @@ public final class DeliveryWorker implements AutoCloseable {
      */
     private boolean settledBeforeStart(Claim claim, Instant now) {
         listener.onClaimed(claim.destination().name(), Duration.between(now, claim.eligibleAt()));
-        if (needsToken(claim, now)) {
+        if (claim.takesToken(now)) {
             return false;
         }
         if (claim.interruptedAttempt() && !claim.destination().idempotent()) {
@@ -300,37 +359,43 @@ public final class DeliveryWorker implements AutoCloseable {
         return true;
     }
 
-    /**
-     * Whether a claim goes on to take a token: not an interrupted attempt to a destination that
-     * cannot deduplicate (review), not past the event's maximum age (dead letter). A pure check,
-     * run inside the store's claim transaction.
-     */
-    private static boolean needsToken(Claim claim, Instant now) {
-        return !(claim.interruptedAttempt() && !claim.destination().idempotent()) && now.isBefore(claim.expiresAt());
-    }
-
     /** What follows the start: the request when a token was taken, else what the start said. */
     private void attempt(Claim claim, AttemptStart start, Instant now) {
+        CompletableFuture<Void> recorded = attempt(claim, start, now, false);
+        if (recorded != null) {
+            recorded.join();
+        }
+    }
+
+    /**
+     * {@link #attempt(Claim, AttemptStart, Instant)}; with {@code deliveryLater}, a 2xx's completion
+     * is only queued for its commit ({@link DeliveryStore#finishLater}) and this returns at once
+     * with the commit's future, so that the attempt thread goes on to the next row while the
+     * completion waits for its group. The claim is not done before that future completes.
+     *
+     * @return the pending commit of a delivery, or {@code null} when everything is recorded
+     */
+    private CompletableFuture<Void> attempt(Claim claim, AttemptStart start, Instant now, boolean deliveryLater) {
         String dest = claim.destination().name();
         String key = claim.event().idempotencyKey();
         switch (start) {
             case AttemptStart.Suppressed s -> {
                 listener.onSuppressed(dest, key);
-                return;
+                return null;
             }
             case AttemptStart.LeaseLost l -> {
                 listener.onLeaseLost(dest, key);
-                return;
+                return null;
             }
             case AttemptStart.DestinationDisabled d -> {
                 finish(claim, new Completion.Dead(DeadLetterReason.DESTINATION_DISABLED, null, null,
                         "destination '" + dest + "' is disabled", delivery.redact(claim.event()), now, false, false));
-                return;
+                return null;
             }
             case AttemptStart.NoToken n -> {
                 listener.onTokenWait(dest, n.delay());
                 listener.onScheduled(dest, null, n.delay());
-                return;
+                return null;
             }
             case AttemptStart.Proceed p -> listener.onTokenWait(dest, Duration.ZERO);
         }
@@ -354,7 +419,17 @@ public final class DeliveryWorker implements AutoCloseable {
         }
         switch (decision) {
             case RetryDecision.Deliver d -> {
-                if (finish(claim, new Completion.Delivered(status, after))) {
+                Completion.Delivered delivered = new Completion.Delivered(status, after);
+                if (deliveryLater) {
+                    return store.finishLater(claim, delivered).thenAccept(applied -> {
+                        if (applied) {
+                            listener.onDelivered(dest, key, attempt);
+                        } else {
+                            listener.onLeaseLost(dest, key);
+                        }
+                    });
+                }
+                if (finish(claim, delivered)) {
                     listener.onDelivered(dest, key, attempt);
                 }
             }
@@ -372,6 +447,7 @@ public final class DeliveryWorker implements AutoCloseable {
                     },
                     delivery.redact(claim.event()), after, true, dl.reason() == DeadLetterReason.DESTINATION_GONE));
         }
+        return null;
     }
 
     /** Records a completion and reports it; a completion the lease no longer allows is dropped. */
@@ -400,9 +476,31 @@ public final class DeliveryWorker implements AutoCloseable {
         };
     }
 
+    /** Puts back the started rows no attempt thread has taken yet (a task a thread took meanwhile runs). */
+    private void putBackWaiting() {
+        List<Runnable> waiting = new ArrayList<>();
+        ready.drainTo(waiting);
+        if (waiting.isEmpty()) {
+            return;
+        }
+        List<Claim> unsent = new ArrayList<>(waiting.size());
+        for (Runnable r : waiting) {
+            unsent.add(((StartedAttempt) r).claim);
+        }
+        try {
+            store.putBack(unsent, delivery.now());
+        } catch (RuntimeException e) {
+            // their leases lapse; the next holder sees interrupted attempts (SPEC §6.4)
+            delivery.reportError("worker " + id + ": putting back rows started ahead failed", e);
+        } finally {
+            slots.release(waiting.size());
+        }
+    }
+
     /**
      * Stops claiming, lets attempts in flight finish (up to the request timeout plus 2 s), puts
-     * back rows claimed but not started, and stops the heartbeat. Rows whose attempt could not
+     * back rows claimed but not started and rows started ahead that no thread reached
+     * ({@link DeliveryStore#putBack}), and stops the heartbeat. Rows whose attempt could not
      * finish stay in flight until their lease lapses. Idempotent.
      */
     @Override
@@ -415,6 +513,7 @@ public final class DeliveryWorker implements AutoCloseable {
         poller.interrupt(); // it may be waiting for a free slot
         try {
             poller.join(config.pollInterval().toMillis() + 5_000);
+            putBackWaiting();
             attempts.shutdown();
             if (!attempts.awaitTermination(config.requestTimeout().toMillis() + 2_000, TimeUnit.MILLISECONDS)) {
                 attempts.shutdownNow();

@@ -328,6 +328,83 @@ abstract class DeliveryContractTest {
     }
 
     @Test
+    void aClaimAndStartByTheRuleTakesTheTokensOfTheBatchInClaimOrder() {
+        delivery.registerDestination(Fixtures.merchant("slow", new Rate(1, 2), true)); // 1/s, burst 2
+        for (String k : List.of("s1", "s2", "s3", "s4")) {
+            delivery.enqueue(NewEvent.of("slow", "t", "{}").withIdempotencyKey(k));
+        }
+
+        List<ClaimedStart> batch = store.claimAndStart("w-batch", 10, T0, Duration.ofSeconds(30));
+
+        assertThat(batch).extracting(b -> b.claim().event().idempotencyKey()).containsExactly("s1", "s2", "s3", "s4");
+        assertThat(batch.subList(0, 2)).allSatisfy(b -> assertThat(b.start()).containsInstanceOf(AttemptStart.Proceed.class));
+        // burst 2: the next token is 1 s away for both of the rest, as one by one
+        assertThat(batch.subList(2, 4)).allSatisfy(b -> assertThat(b.start())
+                .contains(new AttemptStart.NoToken(Duration.ofSeconds(1), T0.plusSeconds(1))));
+        LedgerEntry s1 = delivery.entry("slow", "s1").orElseThrow();
+        assertThat(s1.state()).isEqualTo(LedgerState.IN_FLIGHT);
+        assertThat(s1.leaseOwner()).isEqualTo("w-batch");
+        assertThat(s1.leaseExpiresAt()).isEqualTo(T0.plusSeconds(30));
+        LedgerEntry s4 = delivery.entry("slow", "s4").orElseThrow();
+        assertThat(s4.state()).isEqualTo(LedgerState.PENDING);
+        assertThat(s4.eligibleAt()).isEqualTo(T0.plusSeconds(1));
+        assertThat(s4.leaseOwner()).isNull();
+        assertThat(store.release("w-batch", T0)).isZero(); // both claims are sending
+    }
+
+    @Test
+    void aClaimAndStartByTheRuleLeavesExpiredAndInterruptedRowsUnstarted() {
+        delivery.registerDestination(Fixtures.merchant("once", new Rate(100, 100), false)); // cannot deduplicate
+        delivery.enqueue(NewEvent.of("once", "t", "{}").withIdempotencyKey("i1"));
+        List<ClaimedStart> first = store.claimAndStart("w-dead", 1, T0, Duration.ofSeconds(1));
+        assertThat(first.get(0).start()).containsInstanceOf(AttemptStart.Proceed.class); // then the worker dies
+        delivery.enqueue(NewEvent.of("merchant-a", "presence", "{}").withIdempotencyKey("p1")); // §6.5: 5 min
+        delivery.enqueue(NewEvent.of("merchant-a", "purchase.completed", "{}").withIdempotencyKey("f1")); // 3 days
+        Instant later = T0.plus(Duration.ofMinutes(6));
+
+        List<ClaimedStart> batch = store.claimAndStart("w-next", 10, later, Duration.ofSeconds(30));
+
+        assertThat(batch).hasSize(3);
+        java.util.Map<String, ClaimedStart> byKey = new java.util.HashMap<>();
+        batch.forEach(b -> byKey.put(b.claim().event().idempotencyKey(), b));
+        assertThat(byKey.get("i1").claim().interruptedAttempt()).isTrue();
+        assertThat(byKey.get("i1").start()).isEmpty(); // review is the caller's (§6.2)
+        assertThat(byKey.get("p1").start()).isEmpty(); // expired: dead letter is the caller's (§6.5)
+        assertThat(byKey.get("f1").start()).containsInstanceOf(AttemptStart.Proceed.class);
+        assertThat(byKey.values()).allSatisfy(b -> assertThat(b.claim().leaseToken()).isNotNull());
+        assertThat(delivery.entry("once", "i1").orElseThrow().leaseOwner()).isEqualTo("w-next");
+        assertThat(store.release("w-next", later)).isEqualTo(2); // i1 and p1 were claimed, not sending
+    }
+
+    @Test
+    void aStartedClaimPutBackIsDueAgainAndNotAnInterruptedAttempt() {
+        enqueue("k1");
+        Claim started = store.claimAndStart("w-ahead", 1, T0, Duration.ofSeconds(30)).get(0).claim();
+
+        assertThat(store.putBack(List.of(started), T0)).isEqualTo(1);
+
+        LedgerEntry e = entry("k1");
+        assertThat(e.state()).isEqualTo(LedgerState.PENDING);
+        assertThat(e.leaseOwner()).isNull();
+        assertThat(e.attempts()).isZero();
+        Claim next = store.claim("w-next", 1, T0, Duration.ofSeconds(30)).get(0);
+        assertThat(next.event().idempotencyKey()).isEqualTo("k1");
+        assertThat(next.interruptedAttempt()).isFalse();
+        assertThat(store.putBack(List.of(started), T0)).isZero(); // the lease is w-next's now
+        assertThat(entry("k1").leaseOwner()).isEqualTo("w-next");
+    }
+
+    @Test
+    void aWorkerClaimsAheadOnlyWhenItsLeaseOutlivesTheWait() {
+        // a row waiting for a thread starts within one request timeout; a third covers its commit
+        assertThat(DeliveryWorker.claimAhead(DeliveryConfig.builder().concurrency(8).build())).isEqualTo(8); // 30 s vs 3 s
+        assertThat(DeliveryWorker.claimAhead(DeliveryConfig.builder().concurrency(8)
+                .lease(Duration.ofSeconds(9)).requestTimeout(Duration.ofSeconds(3)).build())).isEqualTo(8);
+        assertThat(DeliveryWorker.claimAhead(DeliveryConfig.builder().concurrency(8)
+                .lease(Duration.ofSeconds(8)).requestTimeout(Duration.ofSeconds(3)).build())).isZero();
+    }
+
+    @Test
     void theBucketIsSharedByEveryWorkerOnTheStore() {
         delivery.registerDestination(Fixtures.merchant("one-a-second", new Rate(1, 1), true));
         delivery.enqueue(NewEvent.of("one-a-second", "t", "{}").withIdempotencyKey("x1"));

@@ -39,6 +39,8 @@ public final class DeliveryRun {
 
     static final String SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
     static final int CONCURRENCY = 8;
+    /** SQLite with {@code synchronous=NORMAL} (WAL): survives a process crash, not a power loss. */
+    static final String SQLITE_NORMAL = "sqlite normal";
 
     private DeliveryRun() {}
 
@@ -48,8 +50,8 @@ public final class DeliveryRun {
         String pg = args.text("postgresql", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
         Table rate = new Table("events/s", true);
         boolean pgUp = reachable(pg);
-        List<String> kinds = pgUp ? List.of("sqlite", "postgresql", "db-scheduler", "http alone")
-                : List.of("sqlite", "http alone");
+        List<String> kinds = pgUp ? List.of("sqlite", SQLITE_NORMAL, "postgresql", "db-scheduler", "http alone")
+                : List.of("sqlite", SQLITE_NORMAL, "http alone");
         String only = args.text("only", ""); // one store, for profiling: the tables then show only it
         if (!only.isEmpty()) {
             kinds = kinds.stream().filter(only::equals).toList();
@@ -105,6 +107,19 @@ public final class DeliveryRun {
             }
         } else {
             md.append("\nPostgreSQL was not reachable at ").append(pg).append(": not measured.\n");
+        }
+        if (kinds.contains("sqlite") && kinds.contains(SQLITE_NORMAL)) {
+            md.append("\n### SQLite: synchronous=NORMAL against FULL (same rounds)\n\n")
+                    .append("| destinations | workers | FULL (default) | NORMAL | NORMAL/FULL |\n|---:|---:|---:|---:|---:|\n");
+            for (int dests : fanOuts) {
+                for (int workers : new int[] {1, 3}) {
+                    double full = rate.median(label("sqlite", workers, dests));
+                    double normal = rate.median(label(SQLITE_NORMAL, workers, dests));
+                    md.append("| ").append(dests).append(" | ").append(workers).append(" | ").append(Table.fmt(full))
+                            .append(" | ").append(Table.fmt(normal)).append(" | ")
+                            .append(String.format(java.util.Locale.ROOT, "%.2f×", normal / full)).append(" |\n");
+                }
+            }
         }
         md.append("\n### Against the absolute targets\n\n| case | events/s | target | verdict |\n|---|---:|---:|---|\n");
         for (int dests : fanOuts) {
@@ -201,8 +216,9 @@ public final class DeliveryRun {
         try {
             for (int i = 0; i < workers; i++) {
                 JdbcDeliveryStore.Options o = JdbcDeliveryStore.Options.defaults().withPoolSize(CONCURRENCY + 4);
-                JdbcDeliveryStore s = kind.equals("sqlite")
-                        ? JdbcDeliveryStore.open("sqlite:" + sqliteFile, o)
+                JdbcDeliveryStore s = kind.equals("sqlite") ? JdbcDeliveryStore.open("sqlite:" + sqliteFile, o)
+                        : kind.equals(SQLITE_NORMAL)
+                        ? JdbcDeliveryStore.open("sqlite:" + sqliteFile, o.withSqliteSurvivingProcessCrashOnly())
                         : JdbcDeliveryStore.open(pg, o.withSchema(schema));
                 stores.add(s);
                 deliveries.add(Delivery.builder(s).listener(count)
@@ -210,9 +226,10 @@ public final class DeliveryRun {
             }
             Delivery first = deliveries.get(0);
             destinations.forEach(first::registerDestination);
-            String url = kind.equals("sqlite") ? "jdbc:sqlite:" + sqliteFile : pg;
+            boolean sqlite = kind.startsWith("sqlite");
+            String url = sqlite ? "jdbc:sqlite:" + sqliteFile : pg;
             try (Connection c = DriverManager.getConnection(url)) {
-                if (!kind.equals("sqlite")) {
+                if (!sqlite) {
                     try (Statement st = c.createStatement()) {
                         st.execute("SET search_path TO " + schema);
                     }
@@ -236,7 +253,7 @@ public final class DeliveryRun {
         } finally {
             deliveries.forEach(Delivery::close);
             stores.forEach(JdbcDeliveryStore::close);
-            if (!kind.equals("sqlite")) {
+            if (!kind.startsWith("sqlite")) {
                 try (Connection c = DriverManager.getConnection(pg); Statement s = c.createStatement()) {
                     s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
                 }

@@ -20,6 +20,14 @@ import java.util.concurrent.TimeUnit;
  * nothing is acknowledged before it is durable. If the batch fails, each write is retried alone,
  * so one bad write fails only its own caller. The store uses one for every attempt-path write on
  * SQLite, and one for completions on PostgreSQL.
+ *
+ * <p>Lanes: with one thread, one group commits at a time, so a worker's throughput is at most a
+ * group per commit latency (on PostgreSQL a round trip plus a WAL flush), however many attempts
+ * wait. With {@code lanes > 1} that many threads take groups from the one queue and commit them
+ * side by side (PostgreSQL flushes the WAL of concurrent commits together). Writes of different
+ * groups then land in no fixed order, so lanes are only for writes that do not depend on each
+ * other's order (completions, each fenced to its own row); SQLite, one writer, keeps one lane, in
+ * queue order.
  */
 final class GroupCommit implements AutoCloseable {
     private static final int MAX_BATCH = 64;
@@ -37,14 +45,28 @@ final class GroupCommit implements AutoCloseable {
 
     private final Transactions transactions;
     private final BlockingQueue<Job<?>> queue = new LinkedBlockingQueue<>();
-    private final Thread thread;
+    private final List<Thread> threads = new ArrayList<>();
     private volatile boolean closed;
 
     GroupCommit(Transactions transactions, String threadName) {
+        this(transactions, threadName, 1);
+    }
+
+    /**
+     * @param lanes threads committing groups side by side, at least 1 (see the class comment)
+     * @throws IllegalArgumentException if {@code lanes < 1}
+     */
+    GroupCommit(Transactions transactions, String threadName, int lanes) {
+        if (lanes < 1) {
+            throw new IllegalArgumentException("lanes must be >= 1: " + lanes);
+        }
         this.transactions = transactions;
-        thread = new Thread(this::loop, threadName);
-        thread.setDaemon(true);
-        thread.start();
+        for (int i = 0; i < lanes; i++) {
+            Thread thread = new Thread(this::loop, lanes == 1 ? threadName : threadName + "-" + i);
+            thread.setDaemon(true);
+            threads.add(thread);
+        }
+        threads.forEach(Thread::start);
     }
 
     /** Runs {@code work} in the next group's transaction and returns its result once committed. */
@@ -67,6 +89,29 @@ final class GroupCommit implements AutoCloseable {
             }
         };
         return submit(new Job<>(what, alone, new CompletableFuture<>(), sql, binder));
+    }
+
+    /**
+     * {@link #submitUpdate} without waiting: the future completes once the group holding it
+     * committed (or fails with the write's error). After {@link #close()} the write runs at once.
+     */
+    CompletableFuture<Boolean> submitUpdateLater(String what, String sql, Binder binder) {
+        SqlWork<Boolean> alone = c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                binder.bind(ps);
+                return ps.executeUpdate() == 1;
+            }
+        };
+        Job<Boolean> job = new Job<>(what, alone, new CompletableFuture<>(), sql, binder);
+        if (closed) {
+            runAlone(job);
+            return job.result();
+        }
+        queue.add(job);
+        if (closed && queue.remove(job)) { // closed meanwhile: nobody will take it
+            runAlone(job);
+        }
+        return job.result();
     }
 
     private <T> T submit(Job<T> job) {
@@ -189,7 +234,9 @@ final class GroupCommit implements AutoCloseable {
     public void close() {
         closed = true; // no interrupt: it could fail a commit in progress; the poll ends in 100 ms
         try {
-            thread.join(10_000);
+            for (Thread thread : threads) {
+                thread.join(10_000);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

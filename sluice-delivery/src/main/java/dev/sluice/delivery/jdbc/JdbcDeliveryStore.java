@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 
 /**
@@ -97,14 +98,41 @@ public final class JdbcDeliveryStore implements DeliveryStore {
             return new Options(schema, n, sqliteSynchronous, sqliteBusyTimeout);
         }
 
+        /**
+         * @param mode {@code FULL} or {@code NORMAL}; prefer {@link #withSqliteSurvivingProcessCrashOnly()},
+         *     whose name says what {@code NORMAL} gives up
+         * @throws IllegalArgumentException for any other mode
+         */
         public Options withSqliteSynchronous(String mode) {
             return new Options(schema, poolSize, mode, sqliteBusyTimeout);
+        }
+
+        /**
+         * SQLite with {@code synchronous=NORMAL} in WAL mode: a commit no longer waits for the disk,
+         * so the single writer's group commits are not bound by a sync each; the WAL is synced at
+         * checkpoints. What is given up: a committed write survives a crash of the process (a
+         * killed or failed worker loses nothing), but a power loss or operating-system crash may
+         * roll back the last commits, so an acknowledged enqueue can be lost and a recorded
+         * delivery can be sent again (with the same key). SPEC §6.4 ("a crash at any point loses
+         * nothing") then holds for process crashes only, which is why the default stays
+         * {@code FULL}. Ignored by PostgreSQL.
+         */
+        public Options withSqliteSurvivingProcessCrashOnly() {
+            return withSqliteSynchronous("NORMAL");
         }
 
         public Options withSqliteBusyTimeout(Duration d) {
             return new Options(schema, poolSize, sqliteSynchronous, d);
         }
     }
+
+    /**
+     * Completion groups committed side by side on PostgreSQL: with one, a worker delivered at most
+     * one group per commit latency (round trip and WAL flush), and its attempt threads waited on
+     * that queue longer than on HTTP (bench/notes/delivery.md). Each lane holds a pooled connection
+     * only while it commits.
+     */
+    static final int COMPLETION_LANES = 4;
 
     /** How long a SQLite connection waits for another process's write lock before giving up, by default. */
     public static final Duration DEFAULT_SQLITE_BUSY_TIMEOUT = Duration.ofSeconds(30);
@@ -129,7 +157,7 @@ public final class JdbcDeliveryStore implements DeliveryStore {
         this.groupCommit = dialect == Dialect.SQLITE
                 ? new GroupCommit(transactions, "sluice-delivery-sqlite-group-commit") : null;
         this.finishes = dialect == Dialect.POSTGRESQL
-                ? new GroupCommit(transactions, "sluice-delivery-completions") : null;
+                ? new GroupCommit(transactions, "sluice-delivery-completions", COMPLETION_LANES) : null;
         Tables t = Tables.in(schema);
         this.destinations = new DestinationBucket(t, dialect);
         this.outbox = new OutboxRepository(t, destinations);
@@ -302,6 +330,36 @@ public final class JdbcDeliveryStore implements DeliveryStore {
         });
     }
 
+    /**
+     * On PostgreSQL one statement in auto-commit mode, one round trip: the claim, every claimed
+     * destination's tokens (each bucket row locked and updated once for the batch) and the starts
+     * ({@code LeaseRepository#claimAndStartAtOnce}); its commit waits for no WAL flush when every
+     * claimed destination deduplicates, as in {@link #relaxCommit}. On SQLite the claim and the
+     * starts share one group-committed transaction, as in the predicate form.
+     */
+    @Override
+    public List<ClaimedStart> claimAndStart(String owner, int max, Instant now, Duration lease) {
+        if (dialect != Dialect.POSTGRESQL) {
+            return DeliveryStore.super.claimAndStart(owner, max, now, lease);
+        }
+        if (max < 1) {
+            return List.of();
+        }
+        long nowMicros = Micros.of(now);
+        long leaseUntil = Micros.of(now.plus(lease));
+        String token = UUID.randomUUID().toString();
+        return transactions.autoCommit("claim and start",
+                c -> leases.claimAndStartAtOnce(c, owner, token, max, nowMicros, leaseUntil));
+    }
+
+    @Override
+    public int putBack(List<Claim> claims, Instant now) {
+        if (claims.isEmpty()) {
+            return 0;
+        }
+        return write("put back claims", c -> leases.putBack(c, claims, Micros.of(now)));
+    }
+
     /** Carries a start's {@link SQLException} through {@link ClaimedStart#pair}'s function. */
     private static final class StartFailed extends RuntimeException {
         private static final long serialVersionUID = 1L;
@@ -353,6 +411,20 @@ public final class JdbcDeliveryStore implements DeliveryStore {
         // a completion is acknowledged to nobody but the worker, which waits for the commit: on
         // PostgreSQL too, completions arriving together share one transaction and one WAL flush
         return finishes != null ? finishes.submit("finish attempt", work) : write("finish attempt", work);
+    }
+
+    /**
+     * A delivery (the common completion) joins the next group's JDBC batch and this returns at
+     * once; other completions are written as by {@link #finish}, in the caller's thread.
+     */
+    @Override
+    public CompletableFuture<Boolean> finishLater(Claim claim, Completion completion) {
+        GroupCommit group = finishes != null ? finishes : groupCommit;
+        if (group != null && completion instanceof Completion.Delivered d) {
+            return group.submitUpdateLater("finish attempt", leases.deliveredSql(),
+                    ps -> LeaseRepository.bindDelivered(ps, claim, d));
+        }
+        return DeliveryStore.super.finishLater(claim, completion);
     }
 
     @Override

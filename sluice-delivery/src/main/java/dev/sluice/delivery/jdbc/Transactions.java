@@ -55,6 +55,15 @@ final class Transactions {
         return retrying(what, work);
     }
 
+    /**
+     * Runs {@code work} in auto-commit mode, retried whole on transient failures like {@link #tx}:
+     * for work that is one statement, which is then its own transaction (one round trip where
+     * {@link #tx} needs another for the commit).
+     */
+    <T> T autoCommit(String what, SqlWork<T> work) {
+        return retrying(what, work);
+    }
+
     /** Runs {@code work} on a pooled connection, again on a fresh one after a transient failure. */
     private <T> T retrying(String what, SqlWork<T> work) {
         SQLException last = null;

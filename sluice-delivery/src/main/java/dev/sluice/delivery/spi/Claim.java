@@ -38,4 +38,17 @@ public record Claim(
         boolean interruptedAttempt,
         String owner,
         String leaseToken) {
+
+    /**
+     * Whether an attempt of this claim takes a token and goes on to a request at {@code now}
+     * (SPEC §6.2, §6.5): not when the event's maximum age has run out ({@code now} at or after
+     * {@link #expiresAt()}: dead letter {@code expired}), and not when it is an interrupted attempt
+     * to a destination that cannot deduplicate (review: the receiver may have acted on it). The rule
+     * {@link DeliveryStore#claimAndStart(String, int, Instant, java.time.Duration)} applies.
+     *
+     * @param now the attempt's time (UTC)
+     */
+    public boolean takesToken(Instant now) {
+        return !(interruptedAttempt && !destination.idempotent()) && now.isBefore(expiresAt);
+    }
 }

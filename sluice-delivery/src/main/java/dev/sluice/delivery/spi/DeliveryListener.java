@@ -10,7 +10,9 @@ import java.time.Duration;
  * classes, {@code eligible_at − now}, queue depth, dead letters by reason. Bind it to a metrics
  * library, or use {@link dev.sluice.delivery.metrics.DeliveryCounters}.
  *
- * <p>Called on worker threads, concurrently: implementations must be thread-safe and quick, and
+ * <p>Called on worker threads, concurrently ({@link #onDelivered} of a running worker on the thread
+ * that committed the delivery, which commits the next ones after it returns): implementations
+ * must be thread-safe and quick, and
  * must not throw (an exception is caught and logged, rate-limited, so that measuring never breaks
  * delivering).
  * Every method has an empty default.

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 
 /**
@@ -109,6 +110,33 @@ public interface DeliveryStore extends AutoCloseable {
     }
 
     /**
+     * {@link #claimAndStart(String, int, Instant, Duration, Predicate)} with the rule of SPEC §6.2,
+     * {@link Claim#takesToken}: a claim is started unless its event is past its maximum age or it
+     * is an interrupted attempt to a destination that cannot deduplicate. Because the rule is known
+     * in advance, a store can apply it in the database: the JDBC store on PostgreSQL claims, takes
+     * every claimed destination's tokens and starts the rows in one statement (one round trip).
+     * The default calls the predicate form with {@link Claim#takesToken}.
+     *
+     * @return one entry per claimed row, oldest first; the start is empty when the rule refused it
+     */
+    default List<ClaimedStart> claimAndStart(String owner, int max, Instant now, Duration lease) {
+        return claimAndStart(owner, max, now, lease, c -> c.takesToken(now));
+    }
+
+    /**
+     * Puts back claims whose attempt was started (its token taken, the row marked as sending) but
+     * whose request was never sent: a worker that claimed ahead and stops before reaching them.
+     * Each row, while the claim's lease token still holds it, becomes pending again, due at its
+     * eligible time, and is no longer marked as sending, so the next holder does not take it for an
+     * interrupted attempt. The tokens are not given back (the destination is sent less, never more).
+     *
+     * @param claims claims of this store, each started and never sent
+     * @param now the time of the release (UTC)
+     * @return how many rows were put back (a claim whose lease passed to another worker is skipped)
+     */
+    int putBack(List<Claim> claims, Instant now);
+
+    /**
      * Records the outcome of a claim and the next scheduling in one transaction, and releases the
      * claim (SPEC §6.4). Fenced by the claim's lease token, except {@link Completion.Delivered},
      * which is recorded unless the row is delivered already.
@@ -116,6 +144,23 @@ public interface DeliveryStore extends AutoCloseable {
      * @return {@code false} when nothing was written because the lease had passed to another worker
      */
     boolean finish(Claim claim, Completion completion);
+
+    /**
+     * {@link #finish} whose commit the caller does not wait for in its own thread: the answer is
+     * the future of the same write's result, completed once it is committed (or failed). Until
+     * then the claim is not done (SPEC §6.4): a crash before the commit leaves the row in flight,
+     * to be retried with the same key once its lease lapses. A store that groups commits can take
+     * the next completions meanwhile. The default writes at once, in the caller's thread.
+     *
+     * @return the future of what {@link #finish} answers
+     */
+    default CompletableFuture<Boolean> finishLater(Claim claim, Completion completion) {
+        try {
+            return CompletableFuture.completedFuture(finish(claim, completion));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
 
     /**
      * Puts back every row {@code owner} claimed but has not started sending (graceful shutdown).

@@ -1,5 +1,6 @@
 package dev.sluice.edge.metrics;
 
+import dev.sluice.edge.decision.DecisionOutcome;
 import dev.sluice.edge.decision.DecisionRecord;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -7,6 +8,7 @@ import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The edge's meters (SPEC §3.13), exposed in Prometheus text on the admin port:
@@ -33,7 +35,12 @@ public final class EdgeMetrics {
 
     private final MeterRegistry registry;
     private final Timer decisionLatency;
+    private static final DecisionOutcome[] OUTCOMES = DecisionOutcome.values();
+
     private final ConcurrentHashMap<DecisionRecord, Counter> decisions = new ConcurrentHashMap<>();
+    /** the decision counters by route, then plan, then outcome and dry-run: {@link #decisionCounter} */
+    private final ConcurrentHashMap<String, ConcurrentHashMap<String, AtomicReferenceArray<Counter>>> decisionsByRoute =
+            new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Counter> upstream = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Counter> rejected = new ConcurrentHashMap<>();
 
@@ -58,13 +65,38 @@ public final class EdgeMetrics {
 
     /** Counts one decision and records how long it took. */
     public void decision(DecisionRecord record, long latencyNanos) {
-        // the series is the record without its key id: a refused key is never a label
-        decisions.computeIfAbsent(record.withoutKeyId(), r -> Counter.builder("sluice.edge.decisions")
-                .description("Edge decisions by route, outcome and key class")
-                .tag("route", r.route()).tag("outcome", r.outcome().label()).tag("key_class", r.keyClass())
-                .tag("dry_run", Boolean.toString(r.dryRun()))
-                .register(registry)).increment();
+        decisionCounter(record).increment();
         decisionLatency.record(Math.max(0, latencyNanos), TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * The counter of {@code record}'s series (the record without its key id: a refused key is never a label).
+     * Per decision this is two lookups by the route's and the plan's names (strings from the configuration,
+     * their hashes cached) and an array read by outcome, instead of hashing a fresh record; the meter is
+     * created, and remembered, on a series' first decision.
+     */
+    private Counter decisionCounter(DecisionRecord record) {
+        ConcurrentHashMap<String, AtomicReferenceArray<Counter>> byClass = decisionsByRoute.get(record.route());
+        if (byClass == null) {
+            byClass = decisionsByRoute.computeIfAbsent(record.route(), r -> new ConcurrentHashMap<>());
+        }
+        AtomicReferenceArray<Counter> byOutcome = byClass.get(record.keyClass());
+        if (byOutcome == null) {
+            byOutcome = byClass.computeIfAbsent(record.keyClass(),
+                    c -> new AtomicReferenceArray<>(OUTCOMES.length * 2));
+        }
+        int slot = record.outcome().ordinal() * 2 + (record.dryRun() ? 1 : 0);
+        Counter counter = byOutcome.get(slot);
+        if (counter == null) {
+            // two threads may both get here: the map (and Micrometer's registry) hand both the same counter
+            counter = decisions.computeIfAbsent(record.withoutKeyId(), r -> Counter.builder("sluice.edge.decisions")
+                    .description("Edge decisions by route, outcome and key class")
+                    .tag("route", r.route()).tag("outcome", r.outcome().label()).tag("key_class", r.keyClass())
+                    .tag("dry_run", Boolean.toString(r.dryRun()))
+                    .register(registry));
+            byOutcome.set(slot, counter);
+        }
+        return counter;
     }
 
     /** Counts one upstream answer by status class ({@code 2xx}, ...). */

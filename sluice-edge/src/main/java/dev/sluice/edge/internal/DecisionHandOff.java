@@ -7,14 +7,16 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.util.concurrent.EventExecutor;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 
 /**
  * The decision hand-off (SPEC §3.1: the decision is taken on the request head, before any of the body): the head
  * as the {@link dev.sluice.edge.decision.EdgeDecider} sees it, the decider called with it alone, and its verdict
- * brought back to the client channel's event loop: inline when the decider answered there (an in-memory store),
- * else as a task on that loop (a shared store's reply arrives on its own thread).
+ * brought back to the client channel's event loop: inline when the decider answered there (an in-memory store; a
+ * verdict already complete when the decider returns is taken at once, without a completion callback), else as a
+ * task on that loop (a shared store's reply arrives on its own thread).
  *
  * <p>Stateless apart from the decision function; thread-safe.
  */
@@ -56,6 +58,12 @@ final class DecisionHandOff {
             decision = decide.apply(head);
         } catch (RuntimeException e) {
             decision = CompletableFuture.failedFuture(e);
+        }
+        if (decision instanceof CompletableFuture<Verdict> done && done.state() == Future.State.SUCCESS
+                && loop.inEventLoop()) {
+            // an in-memory store answers before decide returns: no callback to register and run
+            onVerdict.accept(done.resultNow(), null);
+            return;
         }
         decision.whenComplete((verdict, error) -> {
             if (loop.inEventLoop()) {

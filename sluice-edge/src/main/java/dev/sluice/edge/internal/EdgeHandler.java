@@ -2,6 +2,7 @@ package dev.sluice.edge.internal;
 
 import dev.sluice.edge.decision.RequestHead;
 import dev.sluice.edge.decision.Verdict;
+import dev.sluice.edge.response.EdgeResponse;
 import dev.sluice.edge.response.Problems;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -17,6 +18,7 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
 import io.netty.handler.codec.http2.Http2Error;
+import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -53,6 +55,8 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter implements ProxyExc
     private final Upstreams upstreams;
     private final DecisionHandOff decisions;
     private final ProxyExchange.Observer observer;
+    /** the edge's own answers go out as {@link Http1Answer}s, written by the {@link Http1Codec} */
+    private final boolean http1Answers;
     private ChannelHandlerContext ctx;
     private ProxyExchange exchange;
     /** nothing more is answered on this connection or stream: what is read is released */
@@ -68,12 +72,26 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter implements ProxyExc
      * @param gate the HTTP/2 connection's gate of streams holding upstream connections, or null
      */
     EdgeHandler(EdgeContext edge, boolean stream, UpstreamStreamGate gate) {
-        this(edge, stream, gate, Upstreams.of(edge.pool()), edge.decider()::decide, ProxyExchange.Observer.NONE);
+        this(edge, stream, gate, Upstreams.of(edge.pool()), edge.decider()::decide, ProxyExchange.Observer.NONE,
+                !stream);
     }
 
-    /** With the upstream connections, the decision function and an observer of the exchanges given (tests). */
+    /**
+     * With the upstream connections, the decision function and an observer of the exchanges given (tests); the
+     * edge's own answers are written as Netty's messages.
+     */
     EdgeHandler(EdgeContext edge, boolean stream, UpstreamStreamGate gate, Upstreams upstreams, Function<RequestHead, CompletionStage<Verdict>> decide,
             ProxyExchange.Observer observer) {
+        this(edge, stream, gate, upstreams, decide, observer, false);
+    }
+
+    /**
+     * @param http1Answers whether the edge's own answers go out as {@link Http1Answer}s (an HTTP/1.1 connection
+     *     behind an {@link Http1Codec})
+     */
+    EdgeHandler(EdgeContext edge, boolean stream, UpstreamStreamGate gate, Upstreams upstreams, Function<RequestHead, CompletionStage<Verdict>> decide,
+            ProxyExchange.Observer observer, boolean http1Answers) {
+        this.http1Answers = http1Answers && !stream;
         this.edge = edge;
         this.stream = stream;
         this.gate = gate;
@@ -183,11 +201,22 @@ final class EdgeHandler extends ChannelInboundHandlerAdapter implements ProxyExc
         // whether the connection stays is the KeepAliveHandler's to decide; this exchange may only ask for a close
         if (headIncluded && !ex.keepAlive && msg instanceof HttpResponse head) {
             HttpUtil.setKeepAlive(head, false);
+        } else if (!ex.keepAlive && msg instanceof Http1Answer answer) {
+            msg = answer.closing();
         }
         finishIfComplete(ex); // before the write: a pipelined request waiting for it starts as it is written
         ctx.writeAndFlush(msg);
         watchWrites();
         updateRead();
+    }
+
+    /**
+     * The edge's own response: on an HTTP/1.1 connection behind an {@link Http1Codec} an {@link Http1Answer},
+     * which the codec writes without Netty's header map; otherwise Netty's message.
+     */
+    @Override
+    public Object ownResponse(EdgeResponse response, AsciiString date) {
+        return http1Answers ? new Http1Answer(response, date, false) : HttpMessages.toNetty(response, date);
     }
 
     /** Part of the response is already on its way: the only honest signal left is to cut it. */

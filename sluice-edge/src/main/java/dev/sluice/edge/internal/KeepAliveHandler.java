@@ -155,14 +155,16 @@ final class KeepAliveHandler extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (msg instanceof HttpResponse response) {
+        if (msg instanceof Http1Answer answer) {
+            responseCloses = answer.close();
+        } else if (msg instanceof HttpResponse response) {
             if (response.status().code() < 200) {
                 ctx.write(msg, promise); // 100 Continue: the request goes on
                 return;
             }
             responseCloses = !HttpUtil.isKeepAlive(response);
         }
-        if (!(msg instanceof LastHttpContent) || phase == Phase.CLOSING) {
+        if (!(msg instanceof LastHttpContent || msg instanceof Http1Answer) || phase == Phase.CLOSING) {
             ctx.write(msg, promise);
             return;
         }
@@ -173,6 +175,8 @@ final class KeepAliveHandler extends ChannelDuplexHandler {
                 || (bodyInFlight && (expectContinue || remaining > drainBoundBytes));
         if (msg instanceof HttpResponse whole) {
             HttpUtil.setKeepAlive(whole, !close);
+        } else if (close && msg instanceof Http1Answer answer) {
+            msg = answer.closing();
         }
         if (close) {
             phase = Phase.CLOSING;

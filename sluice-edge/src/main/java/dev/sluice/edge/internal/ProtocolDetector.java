@@ -6,7 +6,6 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.http.HttpDecoderConfig;
-import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2StreamChannel;
@@ -80,7 +79,7 @@ final class ProtocolDetector extends ByteToMessageDecoder {
         p.addAfter(p.context(this).name(), "flush", new FlushConsolidationHandler(
                 FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, false));
         p.addAfter("flush", "head-deadline", deadline);
-        p.addAfter("head-deadline", "http1", new HttpServerCodec(decoder));
+        p.addAfter("head-deadline", "http1", new Http1Codec(decoder));
         p.addAfter("http1", "validate", new RequestValidator(edge.listen(), false));
         p.addAfter("validate", "keep-alive", new KeepAliveHandler(edge.listen().drainBoundBytes(), deadline));
         p.addAfter("keep-alive", "edge", new EdgeHandler(edge, false, null));

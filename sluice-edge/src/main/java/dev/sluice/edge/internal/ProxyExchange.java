@@ -24,6 +24,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.AsciiString;
 import io.netty.util.concurrent.Future;
 import java.nio.ByteBuffer;
 import java.util.AbstractMap;
@@ -135,6 +136,14 @@ final class ProxyExchange implements UpstreamHandler.UpstreamListener {
          * the connection or stream for the request's rest.
          */
         void endResponse(ProxyExchange ex, Object msg, boolean headIncluded);
+
+        /**
+         * The message that writes the edge's own {@code response} with {@code date} on this connection or stream:
+         * Netty's by default; an {@link Http1Answer} on an HTTP/1.1 connection.
+         */
+        default Object ownResponse(EdgeResponse response, AsciiString date) {
+            return HttpMessages.toNetty(response, date);
+        }
 
         /** Ends a response already begun the only honest way left: the stream is reset, the connection closed. */
         void cutResponse();
@@ -498,7 +507,7 @@ final class ProxyExchange implements UpstreamHandler.UpstreamListener {
             return;
         }
         releasePending();
-        client.endResponse(this, HttpMessages.toNetty(response, edge.dates().now()), true);
+        client.endResponse(this, client.ownResponse(response, edge.dates().now()), true);
     }
 
     /**
