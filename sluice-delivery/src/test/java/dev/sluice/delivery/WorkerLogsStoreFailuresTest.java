@@ -1,6 +1,7 @@
 package dev.sluice.delivery;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.sluice.delivery.jdbc.JdbcDeliveryStore;
 import dev.sluice.delivery.spi.DeliveryListener;
@@ -40,9 +41,8 @@ class WorkerLogsStoreFailuresTest {
             DeliveryWorker worker = delivery.newWorker().start();
 
             assertThat(logger.awaitFirst(10)).isTrue();
-            while (errors.get() < 5) {
-                Thread.sleep(20); // the worker retries every poll interval (20 ms)
-            }
+            // the worker retries every poll interval (20 ms)
+            await("five failed claims").atMost(Duration.ofSeconds(10)).until(() -> errors.get() >= 5);
             worker.close();
         }
 

@@ -18,9 +18,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -134,14 +137,8 @@ public final class LocalRedisServers implements ExecutionCondition, AutoCloseabl
         if (!out.contains("[OK] All 16384 slots covered")) {
             throw new IllegalStateException("redis-cli --cluster create did not cover every slot:\n" + out);
         }
-        long deadline = System.nanoTime() + START_BOUND.toNanos();
         for (int port : ports) {
-            while (!cli(port, "cluster", "info").contains("cluster_state:ok")) {
-                if (System.nanoTime() - deadline > 0) {
-                    throw new IllegalStateException("node " + port + " not cluster_state:ok within " + START_BOUND);
-                }
-                Thread.sleep(20);
-            }
+            awaitUntil("node " + port + " cluster_state:ok", () -> cli(port, "cluster", "info").contains("cluster_state:ok"));
         }
         return ports;
     }
@@ -156,13 +153,8 @@ public final class LocalRedisServers implements ExecutionCondition, AutoCloseabl
                 "--appendonly", "no", "--daemonize", "no", "--dir", dir.toString(), "--replicaof", "127.0.0.1",
                 Integer.toString(masterPort)), "replica-" + port);
         awaitPing(port);
-        long deadline = System.nanoTime() + START_BOUND.toNanos();
-        while (!cli(port, "info", "replication").contains("master_link_status:up")) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException("replica " + port + " not linked to " + masterPort);
-            }
-            Thread.sleep(20);
-        }
+        awaitUntil("replica " + port + " linked to " + masterPort,
+                () -> cli(port, "info", "replication").contains("master_link_status:up"));
         return port;
     }
 
@@ -185,13 +177,8 @@ public final class LocalRedisServers implements ExecutionCondition, AutoCloseabl
                 + "sentinel failover-timeout " + masterName + " 10000\n" + replicas);
         start(List.of("redis-server", conf.toString(), "--sentinel"), "sentinel-" + port);
         awaitPing(port);
-        long deadline = System.nanoTime() + START_BOUND.toNanos();
-        while (!cli(port, "sentinel", "get-master-addr-by-name", masterName).contains(Integer.toString(masterPort))) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException("sentinel " + port + " does not know " + masterName);
-            }
-            Thread.sleep(20);
-        }
+        awaitUntil("sentinel " + port + " knows " + masterName,
+                () -> cli(port, "sentinel", "get-master-addr-by-name", masterName).contains(Integer.toString(masterPort)));
         return port;
     }
 
@@ -282,25 +269,23 @@ public final class LocalRedisServers implements ExecutionCondition, AutoCloseabl
     }
 
     private void awaitPing(int port) throws IOException {
-        long deadline = System.nanoTime() + START_BOUND.toNanos();
-        while (!ping(port)) {
-            if (System.nanoTime() - deadline > 0) {
-                String log = "";
-                try (Stream<Path> files = Files.list(dir)) {
-                    for (Path p : files.filter(f -> f.toString().endsWith(port + ".log")).toList()) {
-                        log = Files.readString(p);
-                    }
+        try {
+            awaitUntil("redis on port " + port + " answers PING", () -> ping(port));
+        } catch (ConditionTimeoutException e) {
+            String log = "";
+            try (Stream<Path> files = Files.list(dir)) {
+                for (Path p : files.filter(f -> f.toString().endsWith(port + ".log")).toList()) {
+                    log = Files.readString(p);
                 }
-                throw new IllegalStateException("redis on port " + port + " did not answer PING within " + START_BOUND
-                        + ":\n" + log);
             }
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
+            throw new IllegalStateException("redis on port " + port + " did not answer PING within " + START_BOUND
+                    + ":\n" + log, e);
         }
+    }
+
+    /** Waits, checking every 20 ms, at most {@link #START_BOUND} for {@code condition}. */
+    private static void awaitUntil(String what, Callable<Boolean> condition) {
+        Awaitility.await(what).atMost(START_BOUND).pollInterval(Duration.ofMillis(20)).until(condition);
     }
 
     private static boolean ping(int port) {

@@ -7,8 +7,11 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * A loopback TCP forwarder in front of the test Redis, so a test can take "Redis" away and bring it
@@ -60,17 +63,20 @@ public final class TcpProxy implements AutoCloseable {
         if (server != null) {
             return;
         }
-        long deadline = System.nanoTime() + 3_000_000_000L;
-        for (;;) {
-            try {
-                accept(listen(port));
-                return;
-            } catch (java.net.BindException e) {
-                if (System.nanoTime() - deadline > 0) {
-                    throw new java.net.BindException(e.getMessage() + " (port " + port + "): " + socketsOn(port));
-                }
-                java.util.concurrent.locks.LockSupport.parkNanos(20_000_000L);
-            }
+        try {
+            Awaitility.await("port " + port + " free again").atMost(Duration.ofSeconds(3)).pollInterval(Duration.ofMillis(20))
+                    .pollInSameThread().until(this::listenAgain); // this thread holds the proxy's lock
+        } catch (ConditionTimeoutException e) {
+            throw new java.net.BindException("port " + port + " still taken: " + socketsOn(port));
+        }
+    }
+
+    private boolean listenAgain() throws IOException {
+        try {
+            accept(listen(port));
+            return true;
+        } catch (java.net.BindException taken) {
+            return false;
         }
     }
 

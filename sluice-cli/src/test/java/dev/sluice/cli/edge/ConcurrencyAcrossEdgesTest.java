@@ -1,6 +1,7 @@
 package dev.sluice.cli.edge;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.sluice.cli.edge.EdgeClient.OkUpstream;
 import dev.sluice.cli.edge.EdgeClient.Reply;
@@ -16,7 +17,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -84,20 +85,18 @@ class ConcurrencyAcrossEdgesTest {
         }
     }
 
-    /** Polls the key's in-flight count on Redis (bounded: 10 s). */
+    /** Waits (10 s at most) for the key's in-flight count on Redis to be {@code n}. */
     private static void awaitInFlight(RedisLimiterStore store, EdgeConfig config, long n) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        long seen = -1;
-        while (System.nanoTime() - deadline < 0) {
-            for (PolicyState s : store.usage("sk_one", config.plans().get("one"))) {
-                if (s.policy().name().equals("inflight")) {
-                    seen = s.used();
-                }
-            }
-            if (seen == n) {
-                return;
+        await("in flight on Redis: " + n).atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
+                .until(() -> inFlight(store, config), seen -> seen == n);
+    }
+
+    private static long inFlight(RedisLimiterStore store, EdgeConfig config) {
+        for (PolicyState s : store.usage("sk_one", config.plans().get("one"))) {
+            if (s.policy().name().equals("inflight")) {
+                return s.used();
             }
         }
-        throw new AssertionError("in flight: expected " + n + " within 10 s, last seen " + seen);
+        return -1;
     }
 }

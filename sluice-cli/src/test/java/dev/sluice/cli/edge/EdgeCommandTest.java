@@ -1,6 +1,7 @@
 package dev.sluice.cli.edge;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.sluice.cli.CliRun;
 import java.io.IOException;
@@ -11,8 +12,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -48,16 +47,8 @@ class EdgeCommandTest {
         t.start();
         try {
             Pattern listening = Pattern.compile("listening on [^ /]*:(\\d+) ");
-            Matcher m = null;
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (System.nanoTime() - deadline < 0) {
-                m = listening.matcher(out.toString());
-                if (m.find()) {
-                    break;
-                }
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20)); // bounded wait for the start-up line
-            }
-            assertThat(m).isNotNull();
+            Matcher m = await("the start-up line").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20))
+                    .until(() -> listening.matcher(out.toString()), Matcher::find);
             // the address as configured (shiplane.yaml: 0.0.0.0), not the socket's "/0:0:0:0:0:0:0:0:port"
             assertThat(out.toString()).contains("sluice edge: listening on 0.0.0.0:" + m.group(1) + " (");
             assertThat(m.find(0)).as(out.toString()).isTrue();

@@ -1,6 +1,7 @@
 package dev.sluice.delivery.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -59,9 +60,8 @@ class GroupCommitTest {
                 ps.setInt(1, 30);
                 ps.setLong(2, 3); // no such row
             }));
-            while (group.queued() < 3) {
-                Thread.onSpinWait();
-            }
+            await("three updates queued behind the held commit").atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(5)).until(() -> group.queued() >= 3);
             release.countDown();
             first.get(10, TimeUnit.SECONDS);
 

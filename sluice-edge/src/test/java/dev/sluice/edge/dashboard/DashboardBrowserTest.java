@@ -1,6 +1,7 @@
 package dev.sluice.edge.dashboard;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sluice.edge.decision.KeyIds;
@@ -96,8 +97,9 @@ class DashboardBrowserTest {
                     more += edge.get("/v1/quotes", FREE_1).statusCode() == 429 ? 1 : 0;
                 }
                 assertThat(more).isEqualTo(5);
-                Thread.sleep(2_500); // more than two polling periods
-                assertThat(rows(browser, TOP_KEY_CELLS).get(0).get(2)).isEqualTo("10");
+                // a paused page is seen not to change for more than two polling periods (real time: the page's own timer)
+                await("the paused page keeps 10 refusals").during(Duration.ofMillis(2_500)).atMost(Duration.ofSeconds(5))
+                        .until(() -> rows(browser, TOP_KEY_CELLS).get(0).get(2).equals("10"));
 
                 // another click resumes: the page catches up with the edge
                 browser.click("#pause");

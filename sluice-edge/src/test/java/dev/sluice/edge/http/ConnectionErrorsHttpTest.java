@@ -22,8 +22,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -35,22 +34,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(NoLeaks.class)
 class ConnectionErrorsHttpTest {
 
-    private TestUpstream upstream;
-    private Edges edge;
-    private List<String> tailWarningsBefore;
-
-    @BeforeEach
-    void start() {
-        upstream = new TestUpstream();
-        edge = Edges.start(Edges.SHIPLANE, upstream, "2026-11-30T12:00:00Z");
-        tailWarningsBefore = TailWatch.edgeWarnings();
-    }
-
-    @AfterEach
-    void stop() {
-        edge.close();
-        upstream.close();
-    }
+    @AutoClose
+    private final TestUpstream upstream = new TestUpstream();
+    @AutoClose
+    private final Edges edge = Edges.start(Edges.SHIPLANE, upstream, "2026-11-30T12:00:00Z");
+    private final List<String> tailWarningsBefore = TailWatch.edgeWarnings();
 
     private void assertCountedAndNoTailWarning(String kind) {
         String line = "sluice_edge_connection_errors_total{kind=\"" + kind + "\"}";

@@ -92,7 +92,7 @@ class HostileClientsHttpTest {
             c.send("POST /v1/labels HTTP/1.1\r\nHost: edge\r\nAuthorization: Bearer " + FREE
                     + "\r\nContent-Length: " + chunks * chunk.length + "\r\n\r\n");
             for (int i = 0; i < chunks; i++) {
-                Thread.sleep(500);
+                Thread.sleep(500); // real time: the edge measures the body's rate on its own clock
                 c.send(chunk);
             }
             RawHttp.Response r = c.read();

@@ -11,8 +11,7 @@ import dev.sluice.edge.testing.TestUpstream;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -25,23 +24,12 @@ class RateLimitContractHttpTest {
 
     private static final String FREE = "sk_test_free_1";
 
-    private TestUpstream upstream;
-    private Edges edge;
-
-    @BeforeEach
-    void start() {
-        upstream = new TestUpstream();
-        upstream.reply("/v1/labels", new Reply(201, Map.of("Content-Type", "application/json"),
-                "{\"label_id\":\"lbl_77120\",\"tracking_number\":\"1Z999AA10123456784\"}"
-                        .getBytes(StandardCharsets.UTF_8)));
-        edge = Edges.start(Edges.SHIPLANE, upstream, "2026-11-30T12:00:00Z");
-    }
-
-    @AfterEach
-    void stop() {
-        edge.close();
-        upstream.close();
-    }
+    @AutoClose
+    private final TestUpstream upstream = new TestUpstream().reply("/v1/labels", new Reply(201,
+            Map.of("Content-Type", "application/json"),
+            "{\"label_id\":\"lbl_77120\",\"tracking_number\":\"1Z999AA10123456784\"}".getBytes(StandardCharsets.UTF_8)));
+    @AutoClose
+    private final Edges edge = Edges.start(Edges.SHIPLANE, upstream, "2026-11-30T12:00:00Z");
 
     @Test
     void spec21FreeKeyAt1800AfterThirteenBurstTokensAnd7690DailyUnits() {

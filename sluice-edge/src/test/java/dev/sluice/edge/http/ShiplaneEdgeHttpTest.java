@@ -3,8 +3,7 @@ package dev.sluice.edge.http;
 import dev.sluice.edge.testing.Edges;
 import dev.sluice.edge.testing.NoLeaks;
 import dev.sluice.edge.testing.TestUpstream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -15,18 +14,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(NoLeaks.class)
 abstract class ShiplaneEdgeHttpTest {
 
-    protected TestUpstream upstream;
-    protected Edges edge;
-
-    @BeforeEach
-    void startEdge() {
-        upstream = new TestUpstream();
-        edge = Edges.start(Edges.SHIPLANE, upstream, "2026-11-30T12:00:00Z");
-    }
-
-    @AfterEach
-    void stopEdge() {
-        edge.close();
-        upstream.close();
-    }
+    @AutoClose
+    protected final TestUpstream upstream = new TestUpstream();
+    @AutoClose
+    protected final Edges edge = Edges.start(Edges.SHIPLANE, upstream, "2026-11-30T12:00:00Z");
 }

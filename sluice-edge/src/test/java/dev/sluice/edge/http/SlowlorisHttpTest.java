@@ -1,13 +1,12 @@
 package dev.sluice.edge.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
-import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.testing.Edges;
 import dev.sluice.edge.testing.NoLeaks;
 import dev.sluice.edge.testing.RawHttp;
 import dev.sluice.edge.testing.TestUpstream;
-import dev.sluice.time.ManualTimeSource;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -20,8 +19,7 @@ import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -38,25 +36,14 @@ class SlowlorisHttpTest {
     /** a byte every 100 ms keeps the 60 s idle timeout from ever firing */
     private static final long TRICKLE_MILLIS = 100;
 
-    private TestUpstream upstream;
-    private Edges edge;
-    private ScheduledExecutorService pacer;
-
-    @BeforeEach
-    void start() {
-        upstream = new TestUpstream();
-        edge = Edges.start(EdgeConfig.parse("test.yaml", Edges.SHIPLANE + """
-                listen: { request-head-timeout: 300ms, idle-timeout: 60s, max-connections-per-ip: 3 }
-                """), upstream.url(), ManualTimeSource.at("2026-11-30T12:00:00Z"));
-        pacer = Executors.newSingleThreadScheduledExecutor();
-    }
-
-    @AfterEach
-    void stop() {
-        pacer.shutdownNow();
-        edge.close();
-        upstream.close();
-    }
+    @AutoClose
+    private final TestUpstream upstream = new TestUpstream();
+    @AutoClose
+    private final Edges edge = Edges.start(Edges.SHIPLANE + """
+            listen: { request-head-timeout: 300ms, idle-timeout: 60s, max-connections-per-ip: 3 }
+            """, upstream, "2026-11-30T12:00:00Z");
+    @AutoClose("shutdownNow")
+    private final ScheduledExecutorService pacer = Executors.newSingleThreadScheduledExecutor();
 
     /** Sends {@code bytes} one at a time, {@link #TRICKLE_MILLIS} apart, until they end or the edge closes. */
     private void trickle(OutputStream out, byte[] bytes) {
@@ -156,16 +143,14 @@ class SlowlorisHttpTest {
             assertThat(edge.metrics()).contains("sluice_edge_rejected_connections_total{reason=\"per_ip_limit\"} 1.0");
 
             held.remove(0).close();
-            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-            boolean served = false;
-            while (!served && System.nanoTime() - deadline < 0) {
-                try (RawHttp again = new RawHttp(edge.server.port())) {
-                    served = again.send(get).read().status() == 200;
-                } catch (RuntimeException closedBeforeTheSlotCameBack) {
-                    // the close of the first connection is still being processed: try again
-                }
-            }
-            assertThat(served).as("a connection is served once one of the three closed").isTrue();
+            await("a connection is served once one of the three closed").atMost(Duration.ofSeconds(5))
+                    .pollInterval(Duration.ofMillis(10)).until(() -> {
+                        try (RawHttp again = new RawHttp(edge.server.port())) {
+                            return again.send(get).read().status() == 200;
+                        } catch (RuntimeException closedBeforeTheSlotCameBack) {
+                            return false; // the close of the first connection is still being processed
+                        }
+                    });
         } finally {
             held.forEach(RawHttp::close);
         }

@@ -3,7 +3,6 @@ package dev.sluice.edge.protect;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.testing.Edges;
 import dev.sluice.edge.testing.H2Client;
 import dev.sluice.edge.testing.NoLeaks;
@@ -11,15 +10,13 @@ import dev.sluice.edge.testing.RawHttp;
 import dev.sluice.edge.testing.TestUpstream.Reply;
 import dev.sluice.edge.testing.TestUpstream;
 import dev.sluice.limiter.PolicyState;
-import dev.sluice.time.ManualTimeSource;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -47,21 +44,10 @@ class ConcurrencyReleaseHttpTest {
             """;
     private static final String POLICY = "\"burst\";q=100;w=1, \"inflight\";q=1;qu=\"concurrent-requests\"";
 
-    private TestUpstream upstream;
-    private Edges edge;
-
-    @BeforeEach
-    void start() {
-        upstream = new TestUpstream();
-        edge = Edges.start(EdgeConfig.parse("concurrency.yaml", CONFIG), upstream.url(),
-                ManualTimeSource.at("2026-11-30T12:00:00Z"));
-    }
-
-    @AfterEach
-    void stop() {
-        edge.close();
-        upstream.close();
-    }
+    @AutoClose
+    private final TestUpstream upstream = new TestUpstream();
+    @AutoClose
+    private final Edges edge = Edges.start(CONFIG, upstream, "2026-11-30T12:00:00Z");
 
     /** The key's requests in flight, as the limiter counts them. */
     private long inFlight() {

@@ -2,19 +2,16 @@ package dev.sluice.edge.protect;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.testing.Edges;
 import dev.sluice.edge.testing.H2Client;
 import dev.sluice.edge.testing.NoLeaks;
 import dev.sluice.edge.testing.RawHttp;
 import dev.sluice.edge.testing.TestUpstream;
-import dev.sluice.time.ManualTimeSource;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -41,21 +38,10 @@ class ContentBytesHttpTest {
             """;
     private static final String POLICY = "\"requests\";q=100;w=1, \"bytes\";q=1000;w=1;qu=\"content-bytes\"";
 
-    private TestUpstream upstream;
-    private Edges edge;
-
-    @BeforeEach
-    void start() {
-        upstream = new TestUpstream();
-        edge = Edges.start(EdgeConfig.parse("bytes.yaml", CONFIG), upstream.url(),
-                ManualTimeSource.at("2026-11-30T12:00:00Z"));
-    }
-
-    @AfterEach
-    void stop() {
-        edge.close();
-        upstream.close();
-    }
+    @AutoClose
+    private final TestUpstream upstream = new TestUpstream();
+    @AutoClose
+    private final Edges edge = Edges.start(CONFIG, upstream, "2026-11-30T12:00:00Z");
 
     private HttpResponse<String> post(int bytes) {
         return edge.send(HttpRequest.newBuilder(edge.uri("/v1/labels")).timeout(Duration.ofSeconds(10))

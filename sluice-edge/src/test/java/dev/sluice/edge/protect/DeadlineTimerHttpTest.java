@@ -3,12 +3,10 @@ package dev.sluice.edge.protect;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.testing.Edges;
 import dev.sluice.edge.testing.NoLeaks;
 import dev.sluice.edge.testing.TestUpstream.Reply;
 import dev.sluice.edge.testing.TestUpstream;
-import dev.sluice.time.ManualTimeSource;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -18,7 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -52,28 +50,21 @@ class DeadlineTimerHttpTest {
     private static final byte[] LABEL = "{\"label_id\":\"lbl_1\"}".getBytes(StandardCharsets.UTF_8);
 
     private final CountDownLatch release = new CountDownLatch(1);
-    private TestUpstream upstream;
-    private Edges edge;
-
-    @BeforeEach
-    void start() {
-        upstream = new TestUpstream().replyWith(s -> {
-            try {
-                release.await(20, TimeUnit.SECONDS); // a slow upstream: answers when the test says so
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            return new Reply(201, Map.of("Content-Type", "application/json"), LABEL);
-        });
-        edge = Edges.start(EdgeConfig.parse("deadline.yaml", CONFIG), upstream.url(),
-                ManualTimeSource.at("2026-11-30T12:00:00Z"));
-    }
+    @AutoClose
+    private final TestUpstream upstream = new TestUpstream().replyWith(s -> {
+        try {
+            release.await(20, TimeUnit.SECONDS); // a slow upstream: answers when the test says so
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return new Reply(201, Map.of("Content-Type", "application/json"), LABEL);
+    });
+    @AutoClose
+    private final Edges edge = Edges.start(CONFIG, upstream, "2026-11-30T12:00:00Z");
 
     @AfterEach
-    void stop() {
+    void releaseTheUpstream() {
         release.countDown();
-        edge.close();
-        upstream.close();
     }
 
     private HttpRequest.Builder request(String path, String requestTimeout) {

@@ -1,6 +1,7 @@
 package dev.sluice.edge.protect;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.sluice.edge.EdgeConfig;
@@ -132,7 +133,7 @@ class FairSheddingHttpTest {
                     long wait = next - System.nanoTime();
                     if (wait > 0) {
                         try {
-                            Thread.sleep(Duration.ofNanos(wait));
+                            Thread.sleep(Duration.ofNanos(wait)); // real time: the users' pace is the load under test
                         } catch (InterruptedException e) {
                             return;
                         }
@@ -168,7 +169,8 @@ class FairSheddingHttpTest {
                             heavyOk.incrementAndGet();
                         }
                     })), 0, 12_500, TimeUnit.MICROSECONDS);
-            Thread.sleep(300); // the flood is on
+            await("the flood fills the heavy key's share").atMost(Duration.ofSeconds(10))
+                    .until(() -> heavyAll.get() > heavyOk.get());
             double success = otherTenantSuccess(10);
             ticks.shutdownNow();
             CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).handle((x, e) -> null)
@@ -198,7 +200,7 @@ class FairSheddingHttpTest {
                 drips.add(c);
                 c.send("POST /v1/upload HTTP/1.1\r\nHost: edge\r\nAuthorization: Bearer sk_heavy\r\n"
                         + "Content-Length: 10000000\r\n\r\nx");
-                Thread.sleep(125);
+                Thread.sleep(125); // real time: uploads opened at 8/s are the load under test
             }
             drip.scheduleAtFixedRate(() -> drips.forEach(c -> {
                 try {

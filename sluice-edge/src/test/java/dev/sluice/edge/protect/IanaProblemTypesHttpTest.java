@@ -2,14 +2,11 @@ package dev.sluice.edge.protect;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.testing.Edges;
 import dev.sluice.edge.testing.NoLeaks;
 import dev.sluice.edge.testing.TestUpstream;
-import dev.sluice.time.ManualTimeSource;
 import java.net.http.HttpResponse;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -41,21 +38,10 @@ class IanaProblemTypesHttpTest {
               - { method: GET, path: /v1/quotes, criticality: SHEDDABLE }
             """;
 
-    private TestUpstream upstream;
-    private Edges edge;
-
-    @BeforeEach
-    void start() {
-        upstream = new TestUpstream();
-        edge = Edges.start(EdgeConfig.parse("iana.yaml", CONFIG), upstream.url(),
-                ManualTimeSource.at("2026-11-30T12:00:00Z"));
-    }
-
-    @AfterEach
-    void stop() {
-        edge.close();
-        upstream.close();
-    }
+    @AutoClose
+    private final TestUpstream upstream = new TestUpstream();
+    @AutoClose
+    private final Edges edge = Edges.start(CONFIG, upstream, "2026-11-30T12:00:00Z");
 
     @Test
     void aBurstDenialIsQuotaExceeded() {

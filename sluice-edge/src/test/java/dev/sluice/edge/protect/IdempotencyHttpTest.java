@@ -16,8 +16,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -46,22 +45,11 @@ class IdempotencyHttpTest {
     private static final byte[] LABEL = "{\"label_id\":\"lbl_00000001\",\"tracking_number\":\"SHP000000000042\"}"
             .getBytes(StandardCharsets.UTF_8);
 
-    private TestUpstream upstream;
-    private Edges edge;
-
-    @BeforeEach
-    void start() {
-        upstream = new TestUpstream().replyWith(s -> new Reply(201, Map.of("Content-Type", "application/json",
-                "Location", "/v1/labels/lbl_00000001"), LABEL));
-        edge = Edges.start(EdgeConfig.parse("idempotency.yaml", CONFIG.formatted(1024)), upstream.url(),
-                ManualTimeSource.at("2026-11-30T12:00:00Z"));
-    }
-
-    @AfterEach
-    void stop() {
-        edge.close();
-        upstream.close();
-    }
+    @AutoClose
+    private final TestUpstream upstream = new TestUpstream().replyWith(s -> new Reply(201,
+            Map.of("Content-Type", "application/json", "Location", "/v1/labels/lbl_00000001"), LABEL));
+    @AutoClose
+    private Edges edge = Edges.start(CONFIG.formatted(1024), upstream, "2026-11-30T12:00:00Z");
 
     private HttpResponse<String> buy(String idempotencyKey, String body) {
         HttpRequest.Builder b = HttpRequest.newBuilder(edge.uri("/v1/labels")).timeout(Duration.ofSeconds(10))

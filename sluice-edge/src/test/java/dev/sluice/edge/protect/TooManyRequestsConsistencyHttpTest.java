@@ -2,11 +2,9 @@ package dev.sluice.edge.protect;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.edge.EdgeConfig;
 import dev.sluice.edge.testing.Edges;
 import dev.sluice.edge.testing.NoLeaks;
 import dev.sluice.edge.testing.TestUpstream;
-import dev.sluice.time.ManualTimeSource;
 import dev.sluice.wire.problem.ProblemDetails;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -21,8 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -65,21 +62,10 @@ class TooManyRequestsConsistencyHttpTest {
             """;
     private static final Pattern MEMBER = Pattern.compile("\"([^\"]+)\";r=(\\d+);t=(\\d+)");
 
-    private TestUpstream upstream;
-    private Edges edge;
-
-    @BeforeEach
-    void start() {
-        upstream = new TestUpstream();
-        edge = Edges.start(EdgeConfig.parse("consistency.yaml", CONFIG), upstream.url(),
-                ManualTimeSource.at("2026-11-30T18:00:00Z"));
-    }
-
-    @AfterEach
-    void stop() {
-        edge.close();
-        upstream.close();
-    }
+    @AutoClose
+    private final TestUpstream upstream = new TestUpstream();
+    @AutoClose
+    private final Edges edge = Edges.start(CONFIG, upstream, "2026-11-30T18:00:00Z");
 
     /** {@code "burst";r=0;t=1, "daily";r=9980;t=21600} as name → [r, t]. */
     static Map<String, long[]> rateLimit(HttpResponse<String> r) {

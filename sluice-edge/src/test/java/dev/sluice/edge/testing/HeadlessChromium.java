@@ -23,6 +23,8 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -86,32 +88,16 @@ public final class HeadlessChromium implements AutoCloseable {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
         try {
             Path portFile = profile.resolve("DevToolsActivePort");
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (!Files.exists(portFile) || Files.readAllLines(portFile).isEmpty()) {
-                if (!p.isAlive() || System.nanoTime() > deadline) {
-                    throw new IllegalStateException("chromium did not open its debugging port: "
-                            + Files.readString(profile.resolve("chromium.log")));
-                }
-                Thread.sleep(50);
+            Awaitility.await("chromium writes its debugging port").atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(() -> !p.isAlive() || Files.exists(portFile) && !Files.readAllLines(portFile).isEmpty());
+            if (!p.isAlive()) {
+                throw new IllegalStateException("chromium did not open its debugging port: "
+                        + Files.readString(profile.resolve("chromium.log")));
             }
             int port = Integer.parseInt(Files.readAllLines(portFile).get(0).strip());
-            String target = null;
-            while (target == null) {
-                JsonNode list = JSON.readTree(http.send(HttpRequest.newBuilder(
-                        URI.create("http://127.0.0.1:" + port + "/json/list")).timeout(Duration.ofSeconds(5)).build(),
-                        HttpResponse.BodyHandlers.ofString()).body());
-                for (JsonNode t : list) {
-                    if ("page".equals(t.path("type").asText())) {
-                        target = t.get("webSocketDebuggerUrl").asText();
-                    }
-                }
-                if (target == null) {
-                    if (System.nanoTime() > deadline) {
-                        throw new IllegalStateException("chromium has no page target: " + list);
-                    }
-                    Thread.sleep(50);
-                }
-            }
+            String target = Awaitility.await("chromium has a page target").atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(50)).until(() -> pageTarget(http, port), t -> t != null);
             Listener listener = new Listener();
             WebSocket ws = http.newWebSocketBuilder().connectTimeout(Duration.ofSeconds(5))
                     .buildAsync(URI.create(target), listener).get(10, TimeUnit.SECONDS);
@@ -125,6 +111,18 @@ public final class HeadlessChromium implements AutoCloseable {
             http.close();
             throw e;
         }
+    }
+
+    /** The page's DevTools WebSocket URL, or {@code null} while chromium lists no page. */
+    private static String pageTarget(HttpClient http, int port) throws Exception {
+        JsonNode list = JSON.readTree(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                + "/json/list")).timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()).body());
+        for (JsonNode t : list) {
+            if ("page".equals(t.path("type").asText())) {
+                return t.get("webSocketDebuggerUrl").asText();
+            }
+        }
+        return null;
     }
 
     /** Sends one DevTools command and waits for its result. */
@@ -166,13 +164,12 @@ public final class HeadlessChromium implements AutoCloseable {
 
     /** Waits, polling every 100 ms, until {@code condition} (a script expression) is true. */
     public void await(String condition, Duration timeout) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!evaluate("Boolean(" + condition + ")").asBoolean()) {
-            if (System.nanoTime() > deadline) {
-                fail("not true within " + timeout + ": " + condition + "\npage: "
-                        + evaluate("document.body ? document.body.innerText : ''").asText());
-            }
-            Thread.sleep(100);
+        try {
+            Awaitility.await(condition).atMost(timeout).pollInterval(Duration.ofMillis(100))
+                    .until(() -> evaluate("Boolean(" + condition + ")").asBoolean());
+        } catch (ConditionTimeoutException e) {
+            fail("not true within " + timeout + ": " + condition + "\npage: "
+                    + evaluate("document.body ? document.body.innerText : ''").asText());
         }
     }
 

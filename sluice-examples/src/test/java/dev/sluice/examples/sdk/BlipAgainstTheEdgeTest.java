@@ -44,6 +44,7 @@ class BlipAgainstTheEdgeTest {
                 calls.add(client.sendAsync(env.request("/v1/quotes", KEY).GET().build(),
                         HttpResponse.BodyHandlers.ofString(), CallOptions.defaults().withDeadline(Duration.ofSeconds(15))));
             }
+            // real time: the blip lasts 5 s on the client's own clock, which paces the retries and the budget
             Thread.sleep(Math.max(0, 5_000 - (System.nanoTime() - start) / 1_000_000));
             env.shiplane.blip(false);
             long recovered = System.nanoTime();
@@ -64,7 +65,7 @@ class BlipAgainstTheEdgeTest {
                 client.send(env.request("/v1/quotes", KEY).GET().build(), HttpResponse.BodyHandlers.discarding(),
                         CallOptions.defaults().withDeadline(Duration.ofSeconds(5)));
                 probabilities.add(core.throttleWindow().dropProbability());
-                Thread.sleep(Math.max(0, 250 - (System.nanoTime() - tick) / 1_000_000));
+                Thread.sleep(Math.max(0, 250 - (System.nanoTime() - tick) / 1_000_000)); // real time: 4 calls/s is the load
             }
             System.out.printf("scenario 3 (after the blip): p = %.3f when it ended, window %s; next POST %d;"
                     + " %d calls at 4/s in the next 10 s, p over them %s%n", pAfterBlip, core.throttleWindow(),

@@ -143,7 +143,7 @@ class SlowSharedStoresAgainstTheEdgeTest {
 
     private static void pause() {
         try {
-            Thread.sleep(STORE_DELAY);
+            Thread.sleep(STORE_DELAY); // real time: the store's round trip is the slowness under test
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -208,7 +208,8 @@ class RetriedWriteStoryTest {
             if (r.statusCode() == 201 || System.nanoTime() - deadline > 0) {
                 return r;
             }
-            // 409 in flight or 429: wait what the edge says (Retry-After), then ask again
+            // 409 in flight or 429: wait what the edge says (Retry-After), then ask again; real time, as
+            // the edge's own clock decides when the recorded answer or the next token is there
             long seconds = r.headers().firstValue("Retry-After").map(Long::parseLong).orElse(1L);
             java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(Math.max(1, seconds)));
         }
