@@ -23,7 +23,7 @@ import java.util.List;
  * Netty's {@code HttpServerCodec} pairs them (each response is matched with its request's method, in order:
  * the answer to {@code HEAD} carries no body, a {@code 2xx} to {@code CONNECT} no {@code Transfer-Encoding};
  * a request framed by both {@code Transfer-Encoding: chunked} and {@code Content-Length} closes the connection
- * after its response), plus one more message: an {@link Http1Answer}, the edge's own response, whose bytes are
+ * after its response; an interim {@code 1xx} takes no method), plus one more message: an {@link Http1Answer}, the edge's own response, whose bytes are
  * written directly (see there). The last answer's bytes are kept for the connection: the same response in the
  * same {@code Date} second (a key retrying inside its {@code Retry-After} is sent the escalation stage's one
  * 429 per second) is a copy of them into a pooled buffer, not an encoding.
@@ -131,6 +131,10 @@ final class Http1Codec extends CombinedChannelDuplexHandler<HttpRequestDecoder, 
 
         @Override
         protected boolean isContentAlwaysEmpty(HttpResponse msg) {
+            if (msg.status().codeClass() == HttpStatusClass.INFORMATIONAL) {
+                // a 1xx (100 Continue) answers no request: the final response after it takes the method
+                return super.isContentAlwaysEmpty(msg);
+            }
             method = nextMethod();
             return HttpMethod.HEAD.equals(method) || super.isContentAlwaysEmpty(msg);
         }

@@ -15,6 +15,9 @@ import dev.sluice.time.ManualTimeSource;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpRequest;
@@ -193,5 +196,22 @@ class Http1AnswerBytesTest {
                 new byte[0]))).isFalse();
         assertThat(Http1Answer.encodable(new EdgeResponse(429, List.of(new Header("X-Split", "a\r\nb")),
                 new byte[0]))).isFalse();
+    }
+
+    @Test
+    void anInterimResponseDoesNotTakeTheMethodOfTheRequestBehindIt() {
+        // RFC 9110 §15.2: a 1xx answers no request; Netty's HttpServerCodec pairs the final answer, not the
+        // 100 Continue, with the request's method. A POST awaiting 100 Continue with a HEAD pipelined behind it:
+        // the POST's final answer keeps its body and the HEAD's answer is its head alone.
+        EdgeResponse denial = burstDenial();
+        request("POST");
+        request("HEAD");
+        netty.writeOutbound(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
+        edge.writeOutbound(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
+        assertThat(written(edge)).isEqualTo(written(netty)).isEqualTo("HTTP/1.1 100 Continue\r\n\r\n");
+        String[] post = both(denial, false);
+        String[] head = both(denial, false);
+        assertThat(post[1]).isEqualTo(post[0]).endsWith(new String(denial.body(), StandardCharsets.UTF_8));
+        assertThat(head[1]).isEqualTo(head[0]).endsWith("\r\n\r\n");
     }
 }
