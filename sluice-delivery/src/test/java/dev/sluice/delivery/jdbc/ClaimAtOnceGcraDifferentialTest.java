@@ -59,13 +59,7 @@ class ClaimAtOnceGcraDifferentialTest {
                 GcraParams p = new GcraParams(1, interval, rate.burst() * interval, true);
                 long tat = 0; // a fresh row: full
                 for (int step = 0; step < STEPS; step++) {
-                    now += switch (random.nextInt(5)) {
-                        case 0 -> 0; // several workers at the same microsecond
-                        case 1 -> -random.nextLong(1 + interval / 2); // a worker whose clock lags (R15)
-                        case 2 -> random.nextLong(1 + interval);
-                        case 3 -> random.nextLong(1 + 3 * interval);
-                        default -> random.nextLong(1 + rate.burst() * interval);
-                    };
+                    now += GcraTraceSteps.next(random, interval, rate.burst());
                     int n = 1 + random.nextInt(2 * rate.burst() + 2);
                     for (int i = 0; i < n; i++) { // one transaction for the step's rows
                         serial++;

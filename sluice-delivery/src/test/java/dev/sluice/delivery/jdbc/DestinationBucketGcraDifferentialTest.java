@@ -71,13 +71,7 @@ class DestinationBucketGcraDifferentialTest {
                 GcraParams p = new GcraParams(1, interval, rate.burst() * interval, true);
                 long tat = 0; // a fresh row: full
                 for (int step = 0; step < STEPS; step++) {
-                    now += switch (random.nextInt(5)) {
-                        case 0 -> 0; // several workers at the same microsecond
-                        case 1 -> -random.nextLong(1 + interval / 2); // a worker whose clock lags (R15)
-                        case 2 -> random.nextLong(1 + interval);
-                        case 3 -> random.nextLong(1 + 3 * interval);
-                        default -> random.nextLong(1 + rate.burst() * interval);
-                    };
+                    now += GcraTraceSteps.next(random, interval, rate.burst());
                     long next = Gcra.admit(p, tat, now, 1);
                     DestinationBucket.Take take = bucket.take(c, name, now);
                     String where = name + " (" + rate + ") step " + step + " at " + now + ", tat " + tat;
